@@ -1,0 +1,30 @@
+/** Parses the environment as the server does and exits 1 naming each bad variable; `tsx core/config/check-config.ts`. */
+import { pathToFileURL } from "node:url";
+import { ConfigError, parseConfig, type ConfigLog } from "./parse-config";
+import type { Config } from "./types";
+import { describeVariable } from "./variables";
+
+const stderrLog: ConfigLog = {
+  error: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "ERROR", message, ...extra })}\n`),
+  warn: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "WARN", message, ...extra })}\n`),
+};
+
+/** The server entry calls this after loading local.env: a ConfigError ends the process with exit code 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env, log: ConfigLog = stderrLog): Config {
+  try {
+    return parseConfig(env, log);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const lines = err.problems.map((p) => {
+      const rule = describeVariable(p.variable);
+      return `  ${p.message}${rule ? `\n    expected: ${rule}` : ""}`;
+    });
+    process.stderr.write(`Configuration error:\n${lines.join("\n")}\n`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const config = loadConfigOrExit();
+  process.stdout.write(`config ok: ${config.database.kind} database, ${config.blobs.kind} blobs, ${config.tenants.size} tenant(s)\n`);
+}

@@ -1,0 +1,41 @@
+/** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
+export type DatabaseConfig =
+  | { kind: "pglite"; dir: string | "memory" }
+  | { kind: "postgres"; url: string }
+  | { kind: "rds-data"; database: string; resourceArn: string; secretArn: string; region?: string };
+
+export type BlobConfig = { kind: "fs"; dir: string } | { kind: "s3"; bucket: string };
+
+export interface Tenant {
+  appId: string;
+  /** Service token (>= 32 chars). A tenant without one cannot call the API. */
+  token?: string;
+  /** App DID (did:web), under which its posts are authored. */
+  did?: string;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  nodeEnv: string;
+  production: boolean;
+  logLevel: LogLevel;
+  database: DatabaseConfig;
+  blobs: BlobConfig;
+  /** SVC_BLOB_BUCKET as given (logging and rendition addressing), even when the fs store is in use. */
+  blobBucket?: string;
+  /** Absolute http(s) base URL, no trailing slash. */
+  publicBaseUrl: string;
+  /** Host (optionally host:port) that a tenant DID's custody service endpoint must point at. */
+  pdsHost: string;
+  playbackSigningKey: string;
+  /** appId -> tenant, union of SVC_APP_TOKENS and SVC_APP_DIDS (valid entries only). */
+  tenants: ReadonlyMap<string, Tenant>;
+  systemAuthToken?: string;
+  trustedProxyHops: number;
+  /** `forwarded` reads X-Forwarded-For; `edge` uses the address the edge saw (API Gateway sourceIp, socket address). */
+  clientIpSource: "forwarded" | "edge";
+  /** Build identity for /health. */
+  sha: string | null;
+  deployedAt: string | null;
+}

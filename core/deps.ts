@@ -1,0 +1,14 @@
+import type { BlobStore } from "./blobs/blob-store";
+import type { Config, Tenant } from "./config/types";
+import type { Logger } from "./observability/logger";
+import type { Sql } from "./sql/port";
+
+/** The ports a handler gets; each runtime's composition root picks the adapters once. */
+export interface Deps {
+  config: Config;
+  sql: Sql;
+  blobs: BlobStore;
+  custody: { prove(tenant: Tenant): Promise<void> };
+  logger: Logger;
+  now: () => Date;
+}

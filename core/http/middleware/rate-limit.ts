@@ -1,0 +1,34 @@
+import type { MiddlewareObj } from "@middy/core";
+import { rateLimitPolicies } from "../../rate-limit/policies";
+import { rateLimitHeaders, retryAfterSeconds } from "../../rate-limit/rate-limit-headers";
+import { takeRateLimits } from "../../rate-limit/take-rate-limits";
+import { AppError } from "../errors";
+import type { RouteCall } from "../route-call";
+
+/**
+ * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
+ * reads; the client IP for anonymous routes) and the aggregate limit on the client IP.
+ */
+export const rateLimit = (): MiddlewareObj<RouteCall> => ({
+  before: async ({ event: call }) => {
+    const cls = call.route.rateLimit;
+    if (!cls) return;
+    const policy = rateLimitPolicies[cls];
+    const caller = call.tenant
+      ? call.actor
+        ? `actor:${call.tenant.appId}:${call.actor}`
+        : `tenant:${call.tenant.appId}`
+      : `ip:${call.clientIp}`;
+    const { allowed, results } = await takeRateLimits(call.sql, [
+      { name: "actor", key: `${cls}:${caller}`, limit: policy.actor.limit, windowMs: policy.actor.windowMs },
+      { name: "ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: policy.ip.limit, windowMs: policy.ip.windowMs },
+    ]);
+    const headers = rateLimitHeaders(results);
+    Object.assign(call.responseHeaders, headers);
+    if (!allowed) {
+      throw new AppError("RATE_LIMITED", "rate limit exceeded", undefined, {
+        "Retry-After": String(retryAfterSeconds(results)),
+      });
+    }
+  },
+});

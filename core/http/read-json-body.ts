@@ -1,0 +1,31 @@
+import { AppError, validationError } from "./errors";
+import type { HttpRequest } from "./types";
+
+/** Reads a JSON body, stopping as soon as it passes `maxBytes` (413) so an oversized body is never buffered whole. */
+export const readJsonBody = async (req: HttpRequest, maxBytes: number): Promise<unknown> => {
+  const type = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const stream = req.body();
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  if (type !== "application/json") {
+    throw validationError("Content-Type must be application/json", [{ path: ["headers", "Content-Type"], message: "expected application/json" }]);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw validationError("request body is not valid JSON", [{ path: [], message: "invalid JSON" }]);
+  }
+};
+
+const tooLarge = (maxBytes: number) => new AppError("PAYLOAD_TOO_LARGE", `JSON body exceeds ${maxBytes} bytes`);

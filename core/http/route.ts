@@ -1,0 +1,54 @@
+import type { z } from "zod";
+import type { ErrorCode } from "./errors";
+
+/**
+ * Who may call a route:
+ * - `actor`: service token and `X-Svc-Acting-Actor` required;
+ * - `viewer`: service token, acting actor optional (viewer-less projection without it);
+ * - `anonymous`: no credential (capability URLs), limited by client IP;
+ * - `system`: `SYSTEM_AUTH_TOKEN`, fails closed with 503 when unset;
+ * - `public`: no credential and no rate limit (health, description, reference).
+ */
+export type AuthPolicy = "actor" | "viewer" | "anonymous" | "system" | "public";
+
+export type RateLimitClass = "write" | "read" | "upload";
+
+export type HttpMethod = "GET" | "POST" | "PATCH";
+
+export interface RouteDef {
+  /** Also the function file name: `functions/<file>.ts` exports `default` (the implementation) and `handler` (the Lambda). */
+  file: string;
+  method: HttpMethod;
+  /** Path template with `{param}` segments, as API Gateway writes them. */
+  path: string;
+  summary: string;
+  auth: AuthPolicy;
+  rateLimit: RateLimitClass | null;
+  /** Success status. */
+  status: number;
+  /** How the request body is read. */
+  body?: { kind: "json"; schema: z.ZodType; maxBytes: number } | { kind: "multipart" };
+  query?: z.ZodType;
+  params?: z.ZodType;
+  /** Schema of `data` in the success envelope; absent for raw responses (bytes, redirects, HTML). */
+  response?: z.ZodType;
+  /** Content type of a raw success response, for the description. */
+  produces?: string;
+  /** Honours `Idempotency-Key`. */
+  idempotent?: boolean;
+  /** Answers HEAD like GET without a body. */
+  head?: boolean;
+  /** Excluded from the public description (`/api/v1/system/*`). */
+  internal?: boolean;
+  /** Error codes this route can answer besides the ones its policy implies, for the description. */
+  errors?: ErrorCode[];
+}
+
+export const defineRoute = <const R extends RouteDef>(route: R): R => route;
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type RouteBody<R extends RouteDef> = R["body"] extends { kind: "json"; schema: infer S } ? Infer<S> : undefined;
+export type RouteQuery<R extends RouteDef> = Infer<R["query"]>;
+export type RouteParams<R extends RouteDef> = Infer<R["params"]>;
+export type RouteData<R extends RouteDef> = Infer<R["response"]>;

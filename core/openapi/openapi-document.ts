@@ -1,0 +1,132 @@
+import { z } from "zod";
+import { errorStatus, type ErrorCode } from "../http/errors";
+import type { RouteDef } from "../http/route";
+import { routeList } from "../routes";
+
+type Json = Record<string, unknown>;
+
+const schemaOf = (schema: z.ZodType, io: "input" | "output"): Json => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+  return rest;
+};
+
+const errorEnvelope = {
+  type: "object",
+  required: ["success", "error", "requestId"],
+  properties: {
+    success: { const: false },
+    error: {
+      type: "object",
+      required: ["message", "code"],
+      properties: {
+        message: { type: "string" },
+        code: { type: "string", enum: Object.keys(errorStatus) },
+        issues: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["path", "message"],
+            properties: { path: { type: "array", items: { type: ["string", "integer"] } }, message: { type: "string" } },
+          },
+        },
+      },
+    },
+    requestId: { type: "string" },
+  },
+};
+
+/** Error codes every route of a policy can answer, besides the route's own. */
+const policyErrors = (route: RouteDef): ErrorCode[] => {
+  const codes: ErrorCode[] = ["INTERNAL"];
+  if (route.auth === "actor" || route.auth === "viewer") codes.push("UNAUTHORIZED", "TENANT_UNAVAILABLE", "SERVICE_UNAVAILABLE");
+  if (route.auth === "actor") codes.push("ACTING_ACTOR_REQUIRED");
+  if (route.auth === "system") codes.push("UNAUTHORIZED", "SERVICE_UNAVAILABLE");
+  if (route.rateLimit) codes.push("RATE_LIMITED");
+  if (route.query || route.params || route.body) codes.push("VALIDATION_ERROR");
+  return codes;
+};
+
+const actorHeaders = (route: RouteDef) =>
+  route.auth === "actor" || route.auth === "viewer"
+    ? [
+        {
+          name: "X-Svc-Acting-Actor",
+          in: "header",
+          required: route.auth === "actor",
+          description: "The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read.",
+          schema: { type: "string", maxLength: 256 },
+        },
+        { name: "X-Svc-Acting-Actor-Did", in: "header", required: false, description: "The actor's DID, returned as `authorDid`.", schema: { type: "string" } },
+      ]
+    : [];
+
+const operation = (route: RouteDef): Json => {
+  const parameters: Json[] = [...actorHeaders(route)];
+  for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
+    if (!schema) continue;
+    const json = schemaOf(schema, "input") as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, s] of Object.entries(json.properties ?? {})) {
+      parameters.push({ name, in: where, required: where === "path" || (json.required ?? []).includes(name), schema: s });
+    }
+  }
+  if (route.idempotent) {
+    parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "1 to 255 printable ASCII characters; kept 24 hours.", schema: { type: "string", maxLength: 255 } });
+  }
+  const success: Json = route.response
+    ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output") } } } }
+    : { [route.produces ?? "application/octet-stream"]: {} };
+  const responses: Record<string, Json> = { [String(route.status)]: { description: "Success", content: success } };
+  if (route.head) responses["206"] = { description: "Partial content (single byte range)" };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...policyErrors(route), ...(route.errors ?? [])])) {
+    const status = errorStatus[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = { description: codes.join(", "), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+  }
+  const op: Json = { operationId: route.file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), summary: route.summary, parameters, responses };
+  if (route.body?.kind === "json") op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body.schema, "input") } } };
+  if (route.body?.kind === "multipart") {
+    op.requestBody = {
+      required: true,
+      content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" } } } } },
+    };
+  }
+  if (route.auth === "actor" || route.auth === "viewer") op.security = [{ serviceToken: [] }];
+  else if (route.auth === "system") op.security = [{ systemToken: [] }];
+  else op.security = [];
+  return op;
+};
+
+let cached: { baseUrl: string; document: Json } | undefined;
+
+/** The OpenAPI 3.1 description, generated from the route table's schemas (system routes excluded). */
+export const openApiDocument = (baseUrl: string): Json => {
+  if (cached?.baseUrl === baseUrl) return cached.document;
+  const paths: Record<string, Json> = {};
+  for (const route of routeList as readonly RouteDef[]) {
+    if (route.internal) continue;
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
+  }
+  const document = {
+    openapi: "3.1.0",
+    info: {
+      title: "Audio post service",
+      version: "1.0.0",
+      description:
+        "Headless multi-tenant store of audio posts (`dev.svc.*` lexicons). Tenant backends call it with a service token and assert the acting user per request. Every JSON response is an envelope; failures carry `error.code` from the closed set in the Error schema.",
+    },
+    servers: [{ url: baseUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        serviceToken: { type: "http", scheme: "bearer", description: "A tenant's service token from SVC_APP_TOKENS." },
+        systemToken: { type: "http", scheme: "bearer", description: "SYSTEM_AUTH_TOKEN, for /api/v1/system/* routes." },
+      },
+      schemas: { Error: errorEnvelope },
+    },
+  };
+  cached = { baseUrl, document };
+  return document;
+};

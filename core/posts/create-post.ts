@@ -1,0 +1,82 @@
+import { AppError, validationError } from "../http/errors";
+import type { IdempotencyClaim } from "../http/route-call";
+import { successBody } from "../http/outcome";
+import { parsePostUri } from "../records/at-uri";
+import { buildPostRecord, type CreatePostBody } from "../records/post-schema";
+import { recordCid } from "../records/record-cid";
+import { nextTid } from "../records/tid";
+import type { Sql } from "../sql/port";
+import { insertPost } from "./insert-post";
+import { findReplyTargets } from "./post-store";
+import { replyVerdict } from "./reply-gating";
+
+export interface CreatePostInput {
+  sql: Sql;
+  appId: string;
+  did: string;
+  actor: string;
+  actorDid: string | undefined;
+  body: CreatePostBody;
+  now: Date;
+  idempotency?: IdempotencyClaim;
+  /** The success status, stored with the idempotent answer. */
+  status: number;
+}
+
+/** Writes a prompt or a reply after checking its references against stored state and the reply gate. */
+export const createPost = async (input: CreatePostInput): Promise<{ postId: string }> => {
+  const { sql, appId, did, actor, body } = input;
+  if (body.processing) {
+    throw validationError("enrichment is not available on this deployment yet", [
+      { path: ["body", "processing"], message: "not supported" },
+    ]);
+  }
+  const parentRef = body.reply ? tenantPostRef(body.reply.parent.uri, did, "parent") : undefined;
+  const rootRef = body.reply ? tenantPostRef(body.reply.root.uri, did, "root") : undefined;
+  const audio = body.embed?.audio;
+  if (body.reply || audio) {
+    const targets = await findReplyTargets(sql, appId, {
+      parentRkey: parentRef,
+      rootRkey: rootRef,
+      blob: audio ? { cid: audio.ref.$link, mimeType: audio.mimeType } : undefined,
+    });
+    if (body.reply) {
+      const { parent, root } = targets;
+      if (!parent || parent.cid !== body.reply.parent.cid) throw badRef("parent", "reply.parent does not name a current post of this tenant");
+      const expectedRoot = parent.kind === "prompt" ? parent.rkey : parsePostUri(parent.rootUri ?? "")?.rkey;
+      if (!root || root.rkey !== expectedRoot || root.cid !== body.reply.root.cid) {
+        throw badRef("root", "reply.root must be the parent's thread root, with its current cid");
+      }
+      const verdict = replyVerdict(parent, actor);
+      if (!verdict.canReply) throw new AppError("NOT_A_PARTICIPANT", "only the two participants of a branch may reply within it");
+    }
+    if (audio && targets.blob?.size !== audio.size) {
+      throw validationError("embed.audio does not name a blob this tenant uploaded, with this mimeType and size", [
+        { path: ["body", "embed", "audio"], message: "unknown blob" },
+      ]);
+    }
+  }
+  const record = buildPostRecord(body, input.now);
+  const cid = recordCid(record);
+  // TIDs carry a random clock id, so a collision is rare; a taken key just draws another.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const rkey = nextTid();
+    const answer = { postId: rkey };
+    const inserted = await insertPost(
+      sql,
+      { appId, rkey, record, cid, authorId: actor, authorDid: input.actorDid ?? null },
+      input.idempotency ? { claim: input.idempotency, status: input.status, body: successBody(answer) } : undefined,
+    );
+    if (inserted) return answer;
+  }
+  throw new Error("could not allocate a record key");
+};
+
+const tenantPostRef = (uri: string, did: string, field: "parent" | "root"): string => {
+  const parsed = parsePostUri(uri);
+  if (!parsed || parsed.did !== did) throw badRef(field, `reply.${field}.uri must be a post of this tenant`);
+  return parsed.rkey;
+};
+
+const badRef = (field: "parent" | "root", message: string) =>
+  validationError(message, [{ path: ["body", "reply", field], message }]);

@@ -1,0 +1,47 @@
+import type { IdempotencyClaim } from "../http/route-call";
+import type { PostRecord } from "../records/post-schema";
+import type { Sql } from "../sql/port";
+import { placeholders } from "../sql/placeholders";
+
+export interface NewPost {
+  appId: string;
+  rkey: string;
+  record: PostRecord;
+  cid: string;
+  authorId: string;
+  authorDid: string | null;
+}
+
+/**
+ * Inserts a post; when the request holds an idempotency claim, the same statement stores the answer under it,
+ * so a post never exists without its replayable answer (and a create stays within its statement budget).
+ * Returns false when the record key is taken (a TID collision: the caller draws a new one).
+ */
+export const insertPost = async (
+  sql: Sql,
+  post: NewPost,
+  idempotent?: { claim: IdempotencyClaim; status: number; body: unknown },
+): Promise<boolean> => {
+  const p = placeholders();
+  const values = [post.appId, post.rkey, JSON.stringify(post.record), post.cid, post.authorId, post.authorDid].map((v, i) =>
+    i === 2 ? `${p.add(v)}::json` : p.add(v),
+  );
+  let complete = "";
+  if (idempotent) {
+    const { appId, actor, route, key } = idempotent.claim.scope;
+    complete = `, done AS (
+      UPDATE idempotency_keys SET state = 'done', response_status = ${p.add(idempotent.status)}::int,
+             response_body = ${p.add(JSON.stringify(idempotent.body))}::jsonb
+       WHERE app_id = ${p.add(appId)} AND actor = ${p.add(actor)} AND route = ${p.add(route)} AND key = ${p.add(key)}
+         AND state = 'running' AND EXISTS (SELECT 1 FROM inserted))`;
+  }
+  const rows = await sql.query(
+    `WITH inserted AS (
+       INSERT INTO posts (app_id, rkey, record, cid, author_id, author_did) VALUES (${values.join(", ")})
+       ON CONFLICT (app_id, rkey) DO NOTHING RETURNING rkey)${complete}
+     SELECT rkey FROM inserted`,
+    p.values,
+  );
+  if (rows.length > 0 && idempotent) idempotent.claim.completed = true;
+  return rows.length > 0;
+};

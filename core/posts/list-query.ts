@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 20;
+
+/** `limit` is 1 to 100 (default 20); `cursor` is the id of the last item of the previous page. */
+export const pagination = {
+  cursor: z.string().regex(/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/, "cursor is not a post id").optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, "limit must be an integer from 1 to 100")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(MAX_LIMIT))
+    .optional(),
+};
+
+export const listPostsQuerySchema = z.strictObject({
+  kind: z.enum(["prompt", "reply"]).optional(),
+  rootAuthor: z.string().min(1).max(256).optional(),
+  ...pagination,
+});
+
+export const listRepliesQuerySchema = z.strictObject({ ...pagination });
+
+export const postIdParamsSchema = z.strictObject({ postId: z.string() });

@@ -1,0 +1,102 @@
+import type { Sql } from "../sql/port";
+import { placeholders } from "../sql/placeholders";
+import { blobJoin, postColumns, toPostRow, type PostRow } from "./post-row";
+
+/** One post of a tenant, or null (another tenant's post is unknown too). One statement. */
+export const findPost = async (sql: Sql, appId: string, rkey: string): Promise<PostRow | null> => {
+  const rows = await sql.query(
+    `SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2`,
+    [appId, rkey],
+  );
+  return rows[0] ? toPostRow(rows[0]) : null;
+};
+
+export type PostList =
+  | { kind: "own"; authorId: string; postKind?: "prompt" | "reply" }
+  | { kind: "root-author"; rootAuthorId: string; postKind?: "prompt" | "reply" }
+  | { kind: "replies"; parentUri: string; parentRkey: string };
+
+export interface Page {
+  items: PostRow[];
+  nextCursor: string | null;
+  /** False when the cursor does not name a post of this list. */
+  cursorValid: boolean;
+  /** False when a replies list's parent does not exist. */
+  anchorFound: boolean;
+}
+
+/**
+ * One page of a list in one statement: the page (one row more than asked, to know whether more exist), whether
+ * the cursor belongs to this very list, and, for replies, whether the parent exists.
+ */
+export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor: string | undefined, limit: number): Promise<Page> => {
+  const p = placeholders();
+  const app = p.add(appId);
+  const filters = [`p.app_id = ${app}`];
+  let anchor = "true";
+  switch (list.kind) {
+    case "own":
+      filters.push(`p.author_id = ${p.add(list.authorId)}`);
+      break;
+    case "root-author":
+      filters.push(`p.root_author_id = ${p.add(list.rootAuthorId)}`, `p.kind = 'reply'`);
+      break;
+    case "replies":
+      filters.push(`p.parent_uri = ${p.add(list.parentUri)}`, `p.kind = 'reply'`);
+      anchor = `EXISTS (SELECT 1 FROM posts a WHERE a.app_id = ${app} AND a.rkey = ${p.add(list.parentRkey)})`;
+      break;
+  }
+  if (list.kind !== "replies" && list.postKind) filters.push(`p.kind = ${p.add(list.postKind)}`);
+  const where = filters.join(" AND ");
+  // Posts lists are newest first; a thread's replies read oldest first.
+  const [order, after] = list.kind === "replies" ? ["ASC", ">"] : ["DESC", "<"];
+  const c = p.add(cursor ?? null);
+  const rows = await sql.query(
+    `WITH page AS (
+       SELECT ${postColumns} FROM posts p ${blobJoin}
+        WHERE ${where} AND (${c}::text IS NULL OR p.rkey ${after} ${c}::text)
+        ORDER BY p.rkey ${order} LIMIT ${p.add(limit + 1)}::int
+     )
+     SELECT page.*,
+            (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
+            ${anchor} AS anchor_found
+       FROM (SELECT 1) AS one LEFT JOIN page ON true
+      ORDER BY page.rkey ${order}`,
+    p.values,
+  );
+  const first = rows[0] ?? {};
+  const items = rows.filter((r) => r.rkey !== null && r.rkey !== undefined).map(toPostRow);
+  const more = items.length > limit;
+  if (more) items.length = limit;
+  return {
+    items,
+    nextCursor: more ? items[items.length - 1]!.rkey : null,
+    cursorValid: first.cursor_valid === true,
+    anchorFound: first.anchor_found === true,
+  };
+};
+
+export interface ReplyTargets {
+  parent: { rkey: string; cid: string; kind: "prompt" | "reply"; rootUri: string | null; rootAuthorId: string | null; branchAuthorId: string | null } | null;
+  root: { rkey: string; cid: string; kind: "prompt" | "reply" } | null;
+  blob: { size: number } | null;
+}
+
+/** Everything a create must check against stored state, in one statement: the reply's parent and root, and the embedded blob. */
+export const findReplyTargets = async (
+  sql: Sql,
+  appId: string,
+  refs: { parentRkey?: string; rootRkey?: string; blob?: { cid: string; mimeType: string } },
+): Promise<ReplyTargets> => {
+  const [row] = await sql.query(
+    `SELECT
+       (SELECT json_build_object('rkey', rkey, 'cid', cid, 'kind', kind, 'rootUri', root_uri,
+                                 'rootAuthorId', root_author_id, 'branchAuthorId', branch_author_id)
+          FROM posts WHERE app_id = $1 AND rkey = $2) AS parent,
+       (SELECT json_build_object('rkey', rkey, 'cid', cid, 'kind', kind)
+          FROM posts WHERE app_id = $1 AND rkey = $3) AS root,
+       (SELECT json_build_object('size', size) FROM blobs WHERE app_id = $1 AND cid = $4 AND mime_type = $5) AS blob`,
+    [appId, refs.parentRkey ?? null, refs.rootRkey ?? null, refs.blob?.cid ?? null, refs.blob?.mimeType ?? null],
+  );
+  return { parent: (row?.parent as ReplyTargets["parent"]) ?? null, root: (row?.root as ReplyTargets["root"]) ?? null, blob: (row?.blob as ReplyTargets["blob"]) ?? null };
+};

@@ -1,0 +1,49 @@
+import { postUri } from "../records/at-uri";
+import type { PostRow } from "./post-row";
+import type { PostView } from "./post-view-schema";
+import { replyVerdict } from "./reply-gating";
+
+export interface Projection {
+  appId: string;
+  /** The tenant's app DID, under which its posts are addressed. */
+  did: string;
+  /** The acting actor; undefined makes the projection viewer-less. */
+  actor: string | undefined;
+  /** Signs a playback address for a blob key (`blobs/<appId>/<cid>`). */
+  playbackUrl: (key: string) => string;
+}
+
+/** The canonical record seen by one viewer: the server decides visibility and reply rights, no caller flag widens them. */
+export const toPostView = (row: PostRow, view: Projection): PostView => {
+  const { record } = row;
+  const audio = record.embed?.audio;
+  const verdict = replyVerdict(row, view.actor);
+  return {
+    uri: postUri(view.did, row.rkey),
+    cid: row.cid,
+    kind: row.kind,
+    authorId: row.authorId,
+    ...(row.authorDid ? { authorDid: row.authorDid } : {}),
+    record,
+    ...(audio
+      ? {
+          embed: {
+            $type: "dev.svc.embed.audio#view" as const,
+            url: view.playbackUrl(`blobs/${view.appId}/${audio.ref.$link}`),
+            mimeType: audio.mimeType,
+            size: audio.size,
+            ...(row.durationMs !== null ? { durationMs: row.durationMs } : {}),
+          },
+        }
+      : {}),
+    ...(view.actor
+      ? {
+          viewer: {
+            isAuthor: row.authorId === view.actor,
+            canReply: verdict.canReply,
+            ...(verdict.canReply ? {} : { replyDisabledReason: verdict.reason }),
+          },
+        }
+      : {}),
+  };
+};

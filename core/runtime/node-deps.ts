@@ -1,0 +1,39 @@
+import path from "node:path";
+import type { BlobStore } from "../blobs/blob-store";
+import type { Config } from "../config/types";
+import type { Deps } from "../deps";
+import type { Logger } from "../observability/logger";
+import { migrate } from "../sql/migrate";
+import { openSql } from "../sql/open-sql";
+import type { SqlBackend } from "../sql/port";
+import { createCustody } from "../tenancy/custody";
+
+export const migrationsDir = path.resolve(import.meta.dirname, "../../migrations");
+
+/** The Node host's composition root: any of the three SQL backends, the file or S3 blob store. */
+export const createNodeDeps = async (
+  config: Config,
+  logger: Logger,
+  overrides: Partial<Pick<Deps, "custody" | "now">> & { sql?: SqlBackend; blobs?: BlobStore } = {},
+): Promise<Deps & { sql: SqlBackend }> => {
+  const sql = overrides.sql ?? (await openSql(config.database));
+  await migrate(sql, migrationsDir);
+  const blobs = overrides.blobs ?? (await openBlobStore(config));
+  return {
+    config,
+    sql,
+    blobs,
+    custody: overrides.custody ?? createCustody({ pdsHost: config.pdsHost, log: logger }),
+    logger,
+    now: overrides.now ?? (() => new Date()),
+  };
+};
+
+const openBlobStore = async (config: Config): Promise<BlobStore> => {
+  if (config.blobs.kind === "fs") {
+    const { createFsBlobStore } = await import("../blobs/fs-blob-store");
+    return createFsBlobStore(config.blobs.dir);
+  }
+  const { createS3BlobStore } = await import("../blobs/s3-blob-store");
+  return createS3BlobStore({ bucket: config.blobs.bucket });
+};

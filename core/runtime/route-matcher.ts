@@ -1,0 +1,37 @@
+import type { RouteDef } from "../http/route";
+
+export interface RouteMatch<R extends RouteDef> {
+  route: R;
+  params: Record<string, string>;
+}
+
+/** Matches method and path against the route table's templates (`/api/v1/posts/{postId}`). */
+export const createRouteMatcher = <R extends RouteDef>(routes: readonly R[]) => {
+  const compiled = routes.map((route) => {
+    const names: string[] = [];
+    const pattern = route.path
+      .split("/")
+      .map((segment) => {
+        const param = segment.match(/^\{(\w+)\}$/);
+        if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        names.push(param[1]!);
+        return "([^/]+)";
+      })
+      .join("/");
+    return { route, names, regex: new RegExp(`^${pattern}$`) };
+  });
+  return (method: string, path: string): RouteMatch<R> | undefined => {
+    for (const { route, names, regex } of compiled) {
+      const allowed = route.method === method || (method === "HEAD" && route.head === true);
+      if (!allowed) continue;
+      const m = regex.exec(path);
+      if (!m) continue;
+      try {
+        return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)])) };
+      } catch {
+        return undefined; // malformed percent-encoding names no resource
+      }
+    }
+    return undefined;
+  };
+};

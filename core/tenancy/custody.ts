@@ -1,0 +1,202 @@
+/** Proves that a tenant's did:web document points its custody service at this deployment (CONTRACT.md section 9). */
+import { AppError } from "../http/errors";
+import { didWebDocumentUrl } from "./did-web";
+
+export interface CustodyLog {
+  error(msg: string, ...extra: Record<string, unknown>[]): void;
+  warn(msg: string, ...extra: Record<string, unknown>[]): void;
+  info?(msg: string, ...extra: Record<string, unknown>[]): void;
+}
+
+export interface CustodyOptions {
+  /** SVC_PDS_HOST: the host (optionally host:port) the custody service endpoint must name. */
+  pdsHost: string;
+  fetch?: typeof fetch;
+  now?: () => number;
+  log: CustodyLog;
+  /** Per-fetch timeout; default 3 s. */
+  timeoutMs?: number;
+}
+
+export interface Custody {
+  /** Resolves when custody of the tenant's DID is proven; throws AppError TENANT_UNAVAILABLE otherwise. */
+  prove(tenant: { appId: string; did?: string }): Promise<void>;
+}
+
+const second = 1000;
+const hour = 3600 * second;
+/** A proof is trusted without a fetch for this long. */
+export const proofFreshMs = hour;
+/** While the document is unreachable, the last good proof holds this long after it was made. */
+export const proofGraceMs = 24 * hour;
+/** After any fetch, the next is at least this far away, so a broken tenant costs one fetch per 30 s, not one per request. */
+export const retryAfterMs = 30 * second;
+export const maxDocumentBytes = 64 * 1024;
+
+type Check = { ok: true } | { ok: false; reachable: boolean; reason: string };
+
+interface Entry {
+  did: string;
+  /** When the last good proof was made; null when never proven or revoked. */
+  provenAt: number | null;
+  attemptedAt: number;
+}
+
+export function createCustody(opts: CustodyOptions): Custody {
+  const fetchImpl = opts.fetch ?? fetch;
+  const now = opts.now ?? Date.now;
+  const timeoutMs = opts.timeoutMs ?? 3 * second;
+  const pdsHost = opts.pdsHost.toLowerCase();
+  const pdsHostHasPort = /:\d+$/.test(pdsHost);
+  const entries = new Map<string, Entry>();
+  const inflight = new Map<string, Promise<void>>();
+
+  const unavailable = () => new AppError("TENANT_UNAVAILABLE", "Custody of the tenant's DID is not proven");
+
+  const holds = (entry: Entry | undefined, did: string, at: number, limit: number) =>
+    entry !== undefined && entry.did === did && entry.provenAt !== null && at - entry.provenAt < limit;
+
+  function endpointMatches(endpoint: unknown): boolean {
+    if (typeof endpoint !== "string") return false;
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") return false;
+    if (!pdsHostHasPort) return url.hostname === pdsHost;
+    // Parsing SVC_PDS_HOST under the endpoint's scheme makes `host:443` equal an https endpoint with no port.
+    return url.host === new URL(`${url.protocol}//${pdsHost}`).host;
+  }
+
+  function checkDocument(did: string, doc: unknown): Check {
+    const invalid = (reason: string): Check => ({ ok: false, reachable: true, reason });
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return invalid("document is not a JSON object");
+    const { id, service } = doc as { id?: unknown; service?: unknown };
+    if (id !== did) return invalid("document id does not equal the DID");
+    const services = Array.isArray(service) ? (service as unknown[]) : [];
+    const find = (fragment: string) =>
+      services.find((s): s is Record<string, unknown> => {
+        if (typeof s !== "object" || s === null) return false;
+        const sid = (s as { id?: unknown }).id;
+        return sid === fragment || sid === `${did}${fragment}`;
+      });
+    // #atproto_space_host, when present, is the custody entry whatever its type; only then is #atproto_pds consulted.
+    const spaceHost = find("#atproto_space_host");
+    if (spaceHost) {
+      return endpointMatches(spaceHost.serviceEndpoint)
+        ? { ok: true }
+        : invalid(`#atproto_space_host serviceEndpoint does not point at ${pdsHost}`);
+    }
+    const pds = find("#atproto_pds");
+    if (!pds) return invalid("no #atproto_space_host or #atproto_pds service");
+    if (pds.type !== "AtprotoPersonalDataServer") return invalid("#atproto_pds is not of type AtprotoPersonalDataServer");
+    return endpointMatches(pds.serviceEndpoint)
+      ? { ok: true }
+      : invalid(`#atproto_pds serviceEndpoint does not point at ${pdsHost}`);
+  }
+
+  async function fetchAndCheck(did: string): Promise<Check> {
+    let url: string;
+    try {
+      url = didWebDocumentUrl(did);
+    } catch (err) {
+      return { ok: false, reachable: true, reason: (err as Error).message };
+    }
+    let body: string;
+    try {
+      const res = await fetchImpl(url, {
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: { accept: "application/did+json, application/json" },
+      });
+      if (res.status !== 200) {
+        await res.body?.cancel().catch(() => {});
+        // Server errors and throttling are outages; anything else (404, a redirect...) is the document's answer.
+        const reachable = res.status < 500 && res.status !== 429;
+        return { ok: false, reachable, reason: `document fetch answered ${res.status || res.type}` };
+      }
+      const text = await readCapped(res, maxDocumentBytes);
+      if (text === null) return { ok: false, reachable: true, reason: `document is larger than ${maxDocumentBytes} bytes` };
+      body = text;
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.code ?? cause?.message ?? (err as Error).message;
+      return { ok: false, reachable: false, reason: `document unreachable: ${detail}` };
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(body);
+    } catch {
+      return { ok: false, reachable: true, reason: "document is not valid JSON" };
+    }
+    return checkDocument(did, doc);
+  }
+
+  async function refresh(appId: string, did: string): Promise<void> {
+    const startedAt = now();
+    const previous = entries.get(appId);
+    const check = await fetchAndCheck(did);
+    const kept = previous && previous.did === did ? previous.provenAt : null;
+    // A reachable document that fails the check revokes at once; an outage keeps the last good proof (prove() applies the grace).
+    const provenAt = check.ok ? startedAt : check.reachable ? null : kept;
+    entries.set(appId, { did, provenAt, attemptedAt: startedAt });
+    if (check.ok) {
+      opts.log.info?.("tenant custody proven", { appId, did });
+    } else if (provenAt !== null && startedAt - provenAt < proofGraceMs) {
+      opts.log.warn("tenant DID document unreachable; last good custody proof still holds", {
+        appId,
+        did,
+        reason: check.reason,
+        provenAt: new Date(provenAt).toISOString(),
+      });
+    } else {
+      opts.log.error("tenant custody not proven", { appId, did, reason: check.reason });
+    }
+  }
+
+  async function prove(tenant: { appId: string; did?: string }): Promise<void> {
+    const { appId, did } = tenant;
+    if (!did) throw unavailable();
+    const at = now();
+    const entry = entries.get(appId);
+    if (holds(entry, did, at, proofFreshMs)) return;
+    const recentlyTried = entry !== undefined && entry.did === did && at - entry.attemptedAt < retryAfterMs;
+    if (!recentlyTried) {
+      let pending = inflight.get(appId);
+      if (!pending) {
+        pending = refresh(appId, did).finally(() => inflight.delete(appId));
+        inflight.set(appId, pending);
+      }
+      await pending;
+    }
+    if (!holds(entries.get(appId), did, now(), proofGraceMs)) throw unavailable();
+  }
+
+  return { prove };
+}
+
+/** Reads the body as text, or null once it passes `limit` bytes (the rest is never read). */
+async function readCapped(res: Response, limit: number): Promise<string | null> {
+  const declared = Number(res.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

@@ -1,0 +1,27 @@
+import { AppError, validationError } from "../core/http/errors";
+import { implement } from "../core/http/route-call";
+import { DEFAULT_LIMIT } from "../core/posts/list-query";
+import { listPosts } from "../core/posts/post-store";
+import { toPostView } from "../core/posts/post-view";
+import { projectionOf } from "../core/posts/projection";
+import { routes } from "../core/routes";
+import { lambda } from "../core/runtime/lambda";
+
+/** Without `rootAuthor`: the viewer's own posts (needs the acting actor). With it: replies in that author's threads. */
+const impl = implement(routes.listPosts, async (call) => {
+  const { kind, rootAuthor, cursor, limit = DEFAULT_LIMIT } = call.query;
+  if (rootAuthor === undefined && !call.actor) {
+    throw new AppError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor is required to list your own posts");
+  }
+  const list =
+    rootAuthor !== undefined
+      ? ({ kind: "root-author", rootAuthorId: rootAuthor, postKind: kind } as const)
+      : ({ kind: "own", authorId: call.actor!, postKind: kind } as const);
+  const page = await listPosts(call.sql, call.tenant!.appId, list, cursor, limit);
+  if (!page.cursorValid) throw validationError("cursor does not belong to this list", [{ path: ["query", "cursor"], message: "unknown cursor" }]);
+  const projection = projectionOf(call);
+  return { data: { items: page.items.map((row) => toPostView(row, projection)), nextCursor: page.nextCursor } };
+});
+
+export default impl;
+export const handler = lambda(impl);

@@ -1,0 +1,27 @@
+import { AppError, validationError } from "../core/http/errors";
+import { implement } from "../core/http/route-call";
+import { DEFAULT_LIMIT } from "../core/posts/list-query";
+import { listPosts } from "../core/posts/post-store";
+import { toPostView } from "../core/posts/post-view";
+import { projectionOf } from "../core/posts/projection";
+import { postUri } from "../core/records/at-uri";
+import { isTid } from "../core/records/tid";
+import { routes } from "../core/routes";
+import { lambda } from "../core/runtime/lambda";
+
+/** The thread under one post: its direct replies, oldest first. */
+const impl = implement(routes.listReplies, async (call) => {
+  const { postId } = call.params;
+  const { cursor, limit = DEFAULT_LIMIT } = call.query;
+  if (!isTid(postId)) throw new AppError("NOT_FOUND", "post not found");
+  const tenant = call.tenant!;
+  const list = { kind: "replies", parentUri: postUri(tenant.did!, postId), parentRkey: postId } as const;
+  const page = await listPosts(call.sql, tenant.appId, list, cursor, limit);
+  if (!page.anchorFound) throw new AppError("NOT_FOUND", "post not found");
+  if (!page.cursorValid) throw validationError("cursor does not belong to this list", [{ path: ["query", "cursor"], message: "unknown cursor" }]);
+  const projection = projectionOf(call);
+  return { data: { items: page.items.map((row) => toPostView(row, projection)), nextCursor: page.nextCursor } };
+});
+
+export default impl;
+export const handler = lambda(impl);

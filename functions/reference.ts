@@ -1,0 +1,28 @@
+import { implement } from "../core/http/route-call";
+import { routes } from "../core/routes";
+import { lambda } from "../core/runtime/lambda";
+
+/** The reference page: Scalar, loaded from this service rather than a CDN so it works offline. */
+const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <title>Audio post service: API reference</title>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+  </head>
+  <body>
+    <div id="app"></div>
+    <script src="${routes.referenceScript.path}"></script>
+    <script>
+      Scalar.createApiReference("#app", { url: "${routes.openapi.path}", withDefaultFonts: false, hideClientButton: true });
+    </script>
+  </body>
+</html>
+`;
+
+const impl = implement(routes.reference, async () => ({
+  raw: { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" }, body: page },
+}));
+
+export default impl;
+export const handler = lambda(impl);

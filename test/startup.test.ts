@@ -1,0 +1,101 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../core/config/parse-config";
+import { loadEnvFile } from "../core/config/load-env-file";
+import { configVariables } from "../core/config/variables";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const quiet = { error() {}, warn() {} };
+const valid = {
+  DATABASE_URL: "pglite://memory",
+  SVC_BLOB_DIR: ".data/blobs",
+  SVC_PUBLIC_BASE_URL: "http://localhost:3000",
+  SVC_PDS_HOST: "localhost:3000",
+  SVC_PLAYBACK_SIGNING_KEY: "p".repeat(40),
+};
+
+function problemFor(env: Record<string, string | undefined>): ConfigError {
+  try {
+    parseConfig(env, quiet);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error("parseConfig accepted the environment");
+}
+
+describe("startup configuration", () => {
+  it.each(configVariables.filter((v) => v.required).map((v) => v.name))("a missing %s stops startup naming it", (name) => {
+    for (const missing of [undefined, "", "   "]) {
+      const err = problemFor({ ...valid, [name]: missing });
+      expect(err.message).toContain(name);
+      expect(err.problems.map((p) => p.variable)).toEqual([name]);
+    }
+  });
+
+  it("a missing blob store (neither SVC_BLOB_DIR nor SVC_BLOB_BUCKET) stops startup naming both", () => {
+    const err = problemFor({ ...valid, SVC_BLOB_DIR: undefined });
+    expect(err.message).toContain("SVC_BLOB_DIR or SVC_BLOB_BUCKET is required");
+  });
+
+  const invalid: [string, string][] = [
+    ["DATABASE_URL", "mysql://db/x"],
+    ["DATABASE_URL", "pglite://"],
+    ["DATABASE_URL", "rds-data://db?resourceArn=r"],
+    ["DATABASE_URL", "/just/a/path"],
+    ["SVC_PUBLIC_BASE_URL", "localhost:3000"],
+    ["SVC_PUBLIC_BASE_URL", "ftp://example.com"],
+    ["SVC_PUBLIC_BASE_URL", "/relative"],
+    ["SVC_PUBLIC_BASE_URL", "https://example.com/?a=b"],
+    ["SVC_PDS_HOST", "https://pds.example.com"],
+    ["SVC_PDS_HOST", "pds.example.com/path"],
+    ["SVC_PDS_HOST", "pds.example.com:notaport"],
+    ["SVC_PLAYBACK_SIGNING_KEY", "p".repeat(31)],
+    ["TRUSTED_PROXY_HOPS", "-1"],
+    ["TRUSTED_PROXY_HOPS", "1.5"],
+    ["TRUSTED_PROXY_HOPS", "two"],
+    ["CLIENT_IP_SOURCE", "cf-connecting-ip"],
+    ["LOG_LEVEL", "verbose"],
+  ];
+  it.each(invalid)("an invalid %s (%s) stops startup naming it", (name, value) => {
+    const err = problemFor({ ...valid, [name]: value });
+    expect(err.problems.map((p) => p.variable)).toEqual([name]);
+    expect(err.message).toContain(name);
+  });
+
+  it("the committed local.env is a complete, valid development configuration", () => {
+    const config = parseConfig(loadEnvFile(`${root}/local.env`, {}), {
+      error: (msg) => {
+        throw new Error(msg);
+      },
+      warn: (msg) => {
+        throw new Error(msg);
+      },
+    });
+    expect(config.production).toBe(false);
+    expect(config.database).toEqual({ kind: "pglite", dir: ".data/pg" });
+    expect(config.tenants.get("demo")).toMatchObject({ did: "did:web:localhost%3A3000" });
+    expect(config.tenants.get("demo")?.token?.length).toBeGreaterThanOrEqual(40);
+    expect(config.systemAuthToken).toBeDefined();
+  });
+
+  it("the process exits non-zero naming each missing variable", () => {
+    const run = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ["--import", "tsx", "core/config/check-config.ts"], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? "", ...env },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+    const failed = run({ ...valid, DATABASE_URL: "", SVC_PLAYBACK_SIGNING_KEY: "tiny-key-xyz" });
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain("DATABASE_URL is required");
+    expect(failed.stderr).toContain("SVC_PLAYBACK_SIGNING_KEY must be at least 32 characters");
+    expect(failed.stderr).not.toContain("tiny-key-xyz");
+
+    const ok = run(valid);
+    expect(ok.stderr).toBe("");
+    expect(ok.status).toBe(0);
+  });
+});
