@@ -1,4 +1,5 @@
 import type { IdempotencyClaim } from "../http/route-call";
+import { completeIdempotencyClause } from "../idempotency/claim";
 import type { PostRecord } from "../records/post-schema";
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
@@ -26,15 +27,10 @@ export const insertPost = async (
   const values = [post.appId, post.rkey, JSON.stringify(post.record), post.cid, post.authorId, post.authorDid].map((v, i) =>
     i === 2 ? `${p.add(v)}::json` : p.add(v),
   );
-  let complete = "";
-  if (idempotent) {
-    const { appId, actor, route, key } = idempotent.claim.scope;
-    complete = `, done AS (
-      UPDATE idempotency_keys SET state = 'done', response_status = ${p.add(idempotent.status)}::int,
-             response_body = ${p.add(JSON.stringify(idempotent.body))}::jsonb
-       WHERE app_id = ${p.add(appId)} AND actor = ${p.add(actor)} AND route = ${p.add(route)} AND key = ${p.add(key)}
-         AND state = 'running' AND EXISTS (SELECT 1 FROM inserted))`;
-  }
+  const complete = idempotent
+    ? `, done AS (${completeIdempotencyClause(p.add, idempotent.claim.scope, idempotent.status, idempotent.body)}
+         AND EXISTS (SELECT 1 FROM inserted))`
+    : "";
   const rows = await sql.query(
     `WITH inserted AS (
        INSERT INTO posts (app_id, rkey, record, cid, author_id, author_did) VALUES (${values.join(", ")})

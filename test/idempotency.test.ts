@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPost, replyTo } from "./support/post-bodies";
+import { serviceMatrix } from "./support/service-matrix";
+import { startTestService, type TestService } from "./support/test-service";
+
+describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name", ({ driver, sql }) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ driver, sql });
+  });
+  afterAll(() => svc?.close());
+
+  const create = (actor: string, key: string, json: unknown, token?: string) =>
+    svc.post("/api/v1/posts", { actor, json, token, headers: { "idempotency-key": key } });
+
+  const ownPosts = async (actor: string) => (await svc.get("/api/v1/posts", { actor })).json.data.items as unknown[];
+
+  it("a successful result is cached: an identical retry replays the original status and body with Idempotent-Replayed: true", async () => {
+    const first = await create("i-1", "key-1", { text: "once" });
+    const retry = await create("i-1", "key-1", { text: "once" });
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.body.toString()).toBe(first.body.toString());
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(first.headers["idempotent-replayed"]).toBeUndefined();
+    expect(await ownPosts("i-1")).toHaveLength(1);
+  });
+
+  it("the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED", async () => {
+    await create("i-2", "key-2", { text: "first" });
+    const res = await create("i-2", "key-2", { text: "second" });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(await ownPosts("i-2")).toHaveLength(1);
+  });
+
+  it("a failed validation or reference check releases the claim at once, so the client can fix and retry", async () => {
+    const prompt = await createPost(svc, "i-3-author");
+    const badRef = { ...replyTo(prompt), reply: { ...replyTo(prompt).reply, parent: { uri: prompt.uri, cid: "bafyreib2rxk3rh6kzwq" } } };
+    const failed = await create("i-3", "key-3", badRef);
+    expect(failed.status).toBe(400);
+    const fixed = await create("i-3", "key-3", replyTo(prompt));
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers["idempotent-replayed"]).toBeUndefined();
+  });
+
+  it("a reply refused by the gate (403) releases the claim too", async () => {
+    const prompt = await createPost(svc, "i-4-author");
+    const opener = await createPost(svc, "i-4-opener", replyTo(prompt));
+    expect((await create("i-4-outsider", "key-4", replyTo(opener, prompt))).status).toBe(403);
+    expect((await create("i-4-outsider", "key-4", replyTo(prompt))).status).toBe(201);
+  });
+
+  it("keys are scoped per tenant and per actor", async () => {
+    const a = await create("i-5", "shared-key", { text: "same" });
+    const otherActor = await create("i-5-other", "shared-key", { text: "same" });
+    const otherTenant = await create("i-5", "shared-key", { text: "same" }, svc.tenants.beta.token);
+    expect([a.status, otherActor.status, otherTenant.status]).toEqual([201, 201, 201]);
+    expect(new Set([a.json.data.postId, otherActor.json.data.postId, otherTenant.json.data.postId]).size).toBe(3);
+  });
+
+  it("50 parallel creates with one Idempotency-Key make exactly one post", async () => {
+    const results = await Promise.all(Array.from({ length: 50 }, () => create("i-6", "key-race", { text: "race" })));
+    const created = results.filter((r) => r.status === 201 && r.headers["idempotent-replayed"] === undefined);
+    expect(created).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === 201) expect(r.json.data.postId).toBe(created[0]!.json.data.postId);
+      else expect([409, 429]).toContain(r.status);
+    }
+    const conflicts = results.filter((r) => r.status === 409);
+    for (const r of conflicts) expect(r.json.error.code).toBe("IDEMPOTENCY_IN_PROGRESS");
+    expect(await ownPosts("i-6")).toHaveLength(1);
+  });
+
+  it.each([["", "empty"], ["a".repeat(256), "too long"], ["caf\u00e9", "non-ASCII"]])(
+    "an Idempotency-Key that is not 1 to 255 printable ASCII characters is a 400 (%s: %s)",
+    async (key) => {
+      const res = await svc.post("/api/v1/posts", { actor: "i-7", json: { text: "k" }, headers: { "idempotency-key": key } });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("VALIDATION_ERROR");
+    },
+  );
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPost } from "./support/post-bodies";
+import { serviceMatrix } from "./support/service-matrix";
+import { startTestService, type TestService } from "./support/test-service";
+
+describe.each(serviceMatrix)("rate limits over $name", ({ driver, sql }) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ driver, sql });
+  });
+  afterAll(() => svc?.close());
+
+  const write = (actor: string, ip?: string) => svc.post("/api/v1/posts", { actor, ip, json: { text: "limited" } });
+
+  it("writes are limited to 10 per 15 minutes per actor, then 429 RATE_LIMITED with Retry-After, RateLimit-Policy and RateLimit", async () => {
+    for (let i = 0; i < 10; i++) expect((await write("w-1")).status).toBe(201);
+    const limited = await write("w-1");
+    expect(limited.status).toBe(429);
+    expect(limited.json.error.code).toBe("RATE_LIMITED");
+    const retryAfter = Number(limited.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(limited.headers["ratelimit-policy"]).toContain("q=10");
+    expect(limited.headers.ratelimit).toMatch(/r=0/);
+    expect((await svc.get("/api/v1/posts", { actor: "w-1" })).json.data.items).toHaveLength(10);
+  });
+
+  it("successful responses carry RateLimit", async () => {
+    const res = await write("w-2");
+    expect(res.status).toBe(201);
+    expect(res.headers.ratelimit).toMatch(/r=9/);
+    expect(res.headers["ratelimit-policy"]).toBeDefined();
+  });
+
+  it("users behind one shared address do not share actor limits", async () => {
+    const ip = "198.51.100.7";
+    for (let i = 0; i < 10; i++) await write("w-3a", ip);
+    expect((await write("w-3a", ip)).status).toBe(429);
+    expect((await write("w-3b", ip)).status).toBe(201);
+  });
+
+  it("the aggregate IP limiter runs alongside the actor limits: 120 writes per 15 minutes per IP", async () => {
+    const ip = "198.51.100.8";
+    for (let i = 0; i < 120; i++) expect((await write(`w-4-${Math.floor(i / 10)}`, ip)).status).toBe(201);
+    const limited = await write("w-4-fresh", ip);
+    expect(limited.status).toBe(429);
+    expect((await write("w-4-fresh", "198.51.100.9")).status).toBe(201);
+  });
+
+  it("reads are limited to 60 per minute per actor", async () => {
+    const post = await createPost(svc, "r-1");
+    const id = post.uri.split("/").pop();
+    // createPost read the post once already.
+    for (let i = 0; i < 59; i++) expect((await svc.get(`/api/v1/posts/${id}`, { actor: "r-1" })).status).toBe(200);
+    expect((await svc.get(`/api/v1/posts/${id}`, { actor: "r-1" })).status).toBe(429);
+    expect((await svc.get(`/api/v1/posts/${id}`, { actor: "r-1-other" })).status).toBe(200);
+  });
+
+  it("viewer-less reads are limited per tenant, and other tenants are unaffected", async () => {
+    const post = await createPost(svc, "r-2", { text: "beta" }, svc.tenants.beta.token);
+    const id = post.uri.split("/").pop();
+    for (let i = 0; i < 60; i++) expect((await svc.get(`/api/v1/posts/${id}`, { token: svc.tenants.beta.token })).status).toBe(200);
+    expect((await svc.get(`/api/v1/posts/${id}`, { token: svc.tenants.beta.token })).status).toBe(429);
+    expect((await svc.get("/api/v1/posts?rootAuthor=x")).status).toBe(200);
+  });
+
+  it("public routes (health, description) are not limited", async () => {
+    for (let i = 0; i < 70; i++) expect((await svc.get("/health", { token: null, ip: "198.51.100.10" })).status).toBe(200);
+  });
+});

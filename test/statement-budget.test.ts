@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createPost, replyTo } from "./support/post-bodies";
+import { backends } from "./support/databases";
+import { startTestService, type TestService } from "./support/test-service";
+
+/**
+ * Every SQL statement is a round trip on the Data API, so requests have a budget: reads at most 2 (rate limit,
+ * query), a create at most 4, and nothing that grows with page size. The request log line reports the count.
+ */
+describe("SQL statements per request, as the request log line reports them", () => {
+  let svc: TestService;
+  let lines: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    svc = await startTestService({ driver: "node", sql: backends[0]!.open, env: { LOG_LEVEL: "info" } });
+    const write = process.stdout.write.bind(process.stdout);
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = chunk.toString();
+      if (text.includes('"message":"request"')) {
+        for (const line of text.trim().split("\n")) lines.push(JSON.parse(line));
+        return true;
+      }
+      return write(chunk, ...(rest as []));
+    });
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await svc?.close();
+  });
+
+  const statementsOf = async (send: () => Promise<{ headers: Record<string, string> }>) => {
+    lines = [];
+    const res = await send();
+    await vi.waitFor(() => expect(lines.find((l) => l.requestId === res.headers["x-request-id"])).toBeDefined());
+    return lines.find((l) => l.requestId === res.headers["x-request-id"])!.sqlStatements as number;
+  };
+
+  it("a GET of one post costs at most 2 statements", async () => {
+    const post = await createPost(svc, "b-1");
+    const id = post.uri.split("/").pop();
+    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`, { actor: "b-1" }))).toBeLessThanOrEqual(2);
+    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`))).toBeLessThanOrEqual(2);
+  });
+
+  it("a create costs at most 4 statements, even a reply with an Idempotency-Key", async () => {
+    const prompt = await createPost(svc, "b-2");
+    expect(await statementsOf(() => svc.post("/api/v1/posts", { actor: "b-2", json: { text: "p" } }))).toBeLessThanOrEqual(4);
+    const reply = () => svc.post("/api/v1/posts", { actor: "b-3", json: replyTo(prompt), headers: { "idempotency-key": "budget" } });
+    expect(await statementsOf(reply)).toBeLessThanOrEqual(4);
+  });
+
+  it("a list page costs at most 2 statements whatever its size (no N+1)", async () => {
+    for (let i = 0; i < 8; i++) await svc.post("/api/v1/posts", { actor: `b-4-${i % 4}`, json: { text: `${i}` } });
+    const small = await statementsOf(() => svc.get("/api/v1/posts?limit=1", { actor: "b-4-0" }));
+    const large = await statementsOf(() => svc.get("/api/v1/posts?limit=100", { actor: "b-4-0" }));
+    expect(small).toBeLessThanOrEqual(2);
+    expect(large).toBe(small);
+  });
+
+  it("the request log line carries the request id, route, status and duration", async () => {
+    lines = [];
+    const res = await svc.get("/api/v1/posts", { actor: "b-5" });
+    await vi.waitFor(() => expect(lines.length).toBeGreaterThan(0));
+    expect(lines[0]).toMatchObject({ requestId: res.headers["x-request-id"], route: "list-posts", status: 200, sqlStatements: 2 });
+    expect(lines[0]!.durationMs).toEqual(expect.any(Number));
+  });
+});
