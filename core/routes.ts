@@ -5,7 +5,7 @@ import { pageSchema, postViewSchema } from "./posts/post-view-schema";
 import { blobRefSchema, createPostBodySchema } from "./records/post-schema";
 import { healthSchema } from "./health/health-schema";
 import { createUploadResponseSchema, playbackQuerySchema, uploadIdParamsSchema } from "./audio/audio-route-schemas";
-import { createUploadBody } from "./audio/presigned-upload";
+import { createUploadBody } from "./audio/create-upload-body";
 
 /** JSON write bodies are capped at 256 KiB (413 beyond). */
 export const JSON_BODY_LIMIT = 262_144;

@@ -1,3 +1,5 @@
+import { appIdMaxLength, isAppId } from "../tenancy/app-id";
+
 /** Parses the per-tenant `appId:value,appId:value` variables (SVC_APP_TOKENS, SVC_APP_DIDS, SVC_APP_WEBHOOK_URLS...). */
 
 export interface AppListLog {
@@ -7,10 +9,6 @@ export interface AppListLog {
 /** Returns why a value is unacceptable, or undefined when it is fine. The reason is logged, so it must never contain the value. */
 export type AppListValidator = (value: string, appId: string) => string | undefined;
 
-// appIds end up in blob paths (`blobs/<appId>/<cid>`) and limiter keys, so they stay path- and key-safe.
-const appIdPattern = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-// Shorter than any token (>= 32), so an entry written the wrong way round never gets its secret logged as a tenant name.
-const appIdMaxLength = 31;
 
 /**
  * Splits each entry on its first colon (values such as DIDs contain colons). A bad entry is dropped with an error
@@ -41,7 +39,7 @@ export function parseAppList(
       log.error(`${name}: entry ${position} dropped: empty appId`, { variable: name, entry: position });
       return;
     }
-    if (appId.length > appIdMaxLength || !appIdPattern.test(appId)) {
+    if (!isAppId(appId)) {
       log.error(`${name}: entry ${position} dropped: appId must be 1-${appIdMaxLength} letters, digits, '-', '_' or single dots`, {
         variable: name,
         entry: position,

@@ -28,6 +28,8 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
     } catch (error) {
       response = errorResponse(error, randomUUID(), deps.logger);
     }
+    // A request refused before its body was read (an oversized upload) cannot leave the connection reusable.
+    if (!incoming.complete) response.headers.Connection = "close";
     await writeResponse(outgoing, response, method === "HEAD");
   });
 };

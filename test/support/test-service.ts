@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { parseConfig } from "../../core/config/parse-config";
+import type { BlobStore } from "../../core/blobs/blob-store";
 import type { Deps } from "../../core/deps";
 import { createLogger } from "../../core/observability/logger";
 import type { SqlBackend } from "../../core/sql/port";
@@ -55,6 +56,8 @@ export const startTestService = async (opts: {
   sql: () => Promise<SqlBackend>;
   env?: Record<string, string>;
   now?: () => Date;
+  /** Another blob store than the temp-dir file store (the S3 emulator). */
+  blobs?: BlobStore;
 }) => {
   const dids = await startDidServer();
   const tenant = (appId: string): TestTenant => ({ appId, token: `tok-${appId}-${randomBytes(20).toString("hex")}`, did: dids.didOf(appId) });
@@ -81,7 +84,7 @@ export const startTestService = async (opts: {
   const logger = createLogger((env.LOG_LEVEL as "silent") ?? "silent");
   const config = parseConfig(env, logger);
   const sql = await opts.sql();
-  const deps = await createNodeDeps(config, logger, { sql, now: opts.now });
+  const deps = await createNodeDeps(config, logger, { sql, now: opts.now, blobs: opts.blobs });
   const impls = await loadRouteImpls();
 
   let server: Server | undefined;

@@ -1,0 +1,54 @@
+/**
+ * Busboy reports a part's MIME type without its parameters (`audio/webm;codecs=opus` becomes `audio/webm`), but the
+ * contract compares the part's Content-Type exactly. This tap reads the first part's raw header off the body bytes
+ * on their way to busboy, so it has seen the header by the time busboy announces the part.
+ */
+import { Transform } from "node:stream";
+
+// Busboy caps part headers at 16 KiB; a preamble beyond this much is not worth scanning.
+const scanLimitBytes = 64 * 1024;
+
+export interface ContentTypeTap {
+  stream: Transform;
+  /** The first part's Content-Type header value as sent (trimmed), null when it has none, undefined when not yet seen. */
+  contentType(): string | null | undefined;
+}
+
+export function boundaryOf(contentType: string): string | undefined {
+  const match = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
+  return match?.[1] ?? match?.[2];
+}
+
+/** The raw Content-Type of the first part in `head`, null if that part has none, undefined if its header is incomplete. */
+export function firstPartContentType(head: Buffer, boundary: string): string | null | undefined {
+  const text = head.toString("latin1");
+  const delimiter = `--${boundary}`;
+  const at = text.startsWith(delimiter) ? 0 : text.indexOf(`\r\n${delimiter}`);
+  if (at < 0) return undefined;
+  const lineEnd = text.indexOf("\r\n", at === 0 ? delimiter.length : at + 2 + delimiter.length);
+  if (lineEnd < 0) return undefined;
+  const headerEnd = text.indexOf("\r\n\r\n", lineEnd);
+  const headers = headerEnd === lineEnd ? "" : headerEnd < 0 ? undefined : text.slice(lineEnd + 2, headerEnd);
+  if (headers === undefined) return undefined;
+  for (const line of headers.split("\r\n")) {
+    const colon = line.indexOf(":");
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === "content-type") return line.slice(colon + 1).trim();
+  }
+  return null;
+}
+
+export function tapFirstPartContentType(boundary: string): ContentTypeTap {
+  let head: Buffer | undefined = Buffer.alloc(0);
+  let found: string | null | undefined;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (head) {
+        head = Buffer.concat([head, chunk]);
+        found = firstPartContentType(head, boundary);
+        if (found !== undefined || head.length > scanLimitBytes) head = undefined;
+      }
+      callback(null, chunk);
+    },
+  });
+  return { stream, contentType: () => found };
+}

@@ -1,0 +1,197 @@
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { CID } from "multiformats/cid";
+import * as Digest from "multiformats/hashes/digest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { audioFixture, pcmWavHeader, videoFixture } from "../../test/support/audio-fixtures";
+import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
+import { startS3Emulator } from "../../test/support/s3-emulator";
+import type { BlobStore } from "../blobs/blob-store";
+import { createFsBlobStore } from "../blobs/fs-blob-store";
+import { createS3BlobStore } from "../blobs/s3-blob-store";
+import { acceptedMimeTypes, maxUploadBytes } from "./accepted-types";
+import { listBlobs } from "./blob-records";
+import { ingestAudio } from "./ingest-audio";
+
+const appId = "alpha";
+const independentCid = (bytes: Uint8Array) =>
+  CID.create(1, 0x55, Digest.create(0x12, createHash("sha256").update(bytes).digest())).toString();
+
+/** Streams `bytes` in small chunks, as a network would. */
+const streamOf = (bytes: Buffer, chunk = 16 * 1024) => {
+  let at = 0;
+  return new Readable({
+    read() {
+      if (at >= bytes.length) this.push(null);
+      else this.push(bytes.subarray(at, (at += chunk)));
+    },
+  });
+};
+
+/** A WAV of `size` bytes (header, then silence) produced on demand; `pulled()` says how much was read. */
+const lazyWav = (size: number) => {
+  const header = pcmWavHeader(size);
+  let pulled = 0;
+  const chunk = 64 * 1024;
+  const stream = new Readable({
+    highWaterMark: chunk,
+    read() {
+      if (pulled >= size) return void this.push(null);
+      const next = pulled === 0 ? header : Buffer.alloc(Math.min(chunk, size - pulled));
+      pulled += next.length;
+      this.push(next);
+    },
+  });
+  return { stream, pulled: () => pulled };
+};
+
+const stores: [string, () => Promise<{ store: BlobStore; close(): Promise<void> }>][] = [
+  [
+    "filesystem",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), "ingest-"));
+      return { store: createFsBlobStore(dir), close: () => rm(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    "S3",
+    async () => {
+      const emulator = await startS3Emulator();
+      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), close: () => emulator.stop() };
+    },
+  ],
+];
+
+describe.each(stores)("audio ingestion into the %s store", (_name, openStore) => {
+  let store: BlobStore;
+  let closeStore: () => Promise<void>;
+  let db: BlobDatabase;
+
+  beforeAll(async () => {
+    ({ store, close: closeStore } = await openStore());
+    db = await openBlobDatabase();
+  });
+  afterAll(async () => {
+    await closeStore();
+    await db.close();
+  });
+  beforeEach(async () => {
+    await db.reset();
+    for (const key of await store.list("")) await store.delete(key);
+  });
+
+  const expectNothingStored = async () => {
+    expect(await store.list("")).toEqual([]);
+    expect(await listBlobs(db.sql, appId)).toEqual([]);
+  };
+
+  it.each(acceptedMimeTypes)("real %s audio is accepted at blobs/<appId>/<cid>, its CID that of its bytes, its duration measured", async (mimeType) => {
+    const fixture = await audioFixture(mimeType);
+    const cid = independentCid(fixture.bytes);
+    const result = await ingestAudio({ store, sql: db.sql, appId, mimeType, source: streamOf(fixture.bytes) });
+    expect(db.statements()).toBe(1);
+    expect(result.blob).toEqual({ $type: "blob", ref: { $link: cid }, mimeType, size: fixture.bytes.length });
+    expect(result.key).toBe(`blobs/${appId}/${cid}`);
+    expect(await store.list("")).toEqual([`blobs/${appId}/${cid}`]);
+    const [row] = await listBlobs(db.sql, appId);
+    expect(row).toMatchObject({ appId, cid, mimeType, size: fixture.bytes.length });
+    // One second of tone; encoders add a little priming and padding.
+    expect(row!.durationMs).toBeGreaterThanOrEqual(950);
+    expect(row!.durationMs).toBeLessThanOrEqual(1100);
+  });
+
+  it("a codec parameter (audio/webm;codecs=opus) is UNSUPPORTED_MEDIA_TYPE and nothing is stored", async () => {
+    const fixture = await audioFixture("audio/webm");
+    const source = streamOf(fixture.bytes);
+    await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/webm;codecs=opus", source })).rejects.toMatchObject({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
+    expect(source.destroyed).toBe(true);
+    await expectNothingStored();
+  });
+
+  it("bytes of another type than declared (a WAV declared audio/mpeg) are UNSUPPORTED_MEDIA_TYPE and nothing is stored", async () => {
+    const fixture = await audioFixture("audio/wav");
+    await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/mpeg", source: streamOf(fixture.bytes) })).rejects.toMatchObject({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
+    await expectNothingStored();
+  });
+
+  it("a lying Content-Type (text declared audio/wav) is UNSUPPORTED_MEDIA_TYPE and nothing is stored", async () => {
+    const text = Buffer.from("this is not audio at all, just some text\n".repeat(500));
+    await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: streamOf(text) })).rejects.toMatchObject({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
+    await expectNothingStored();
+  });
+
+  it("video in an audio container (WebM, MP4) is UNSUPPORTED_MEDIA_TYPE and nothing is stored", async () => {
+    for (const [container, mimeType] of [
+      ["webm", "audio/webm"],
+      ["mp4", "audio/mp4"],
+    ] as const) {
+      const video = await videoFixture(container);
+      await expect(ingestAudio({ store, sql: db.sql, appId, mimeType, source: streamOf(video.bytes) }), container).rejects.toMatchObject({
+        code: "UNSUPPORTED_MEDIA_TYPE",
+      });
+    }
+    await expectNothingStored();
+  });
+
+  it("magic numbers alone are not enough: a WAV header over garbage that does not parse is refused", async () => {
+    const bytes = Buffer.concat([Buffer.from("RIFF\x24\x00\x00\x00WAVEjunk", "latin1"), Buffer.alloc(5000, 0x41)]);
+    await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: streamOf(bytes) })).rejects.toMatchObject({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
+    await expectNothingStored();
+  });
+
+  it("25 MiB + 1 byte is FILE_TOO_LARGE, found while streaming: reading stops and nothing staged remains", async () => {
+    const source = lazyWav(4 * maxUploadBytes);
+    await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: source.stream })).rejects.toMatchObject({
+      code: "FILE_TOO_LARGE",
+      status: 400,
+    });
+    expect(source.stream.destroyed).toBe(true);
+    // Stopped at the limit (plus what was already buffered), far short of the 100 MiB on offer.
+    expect(source.pulled()).toBeGreaterThan(maxUploadBytes);
+    expect(source.pulled()).toBeLessThan(maxUploadBytes + 1024 * 1024);
+    await expectNothingStored();
+  });
+
+  it("exactly 25 MiB is accepted", async () => {
+    const source = lazyWav(maxUploadBytes);
+    const result = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: source.stream });
+    expect(result.blob.size).toBe(maxUploadBytes);
+    expect(result.durationMs).toBe(Math.round(((maxUploadBytes - 44) / 96_000) * 1000));
+    expect(await store.stat(result.key)).toEqual({ size: maxUploadBytes });
+  });
+
+  it("the same bytes uploaded twice give the same CID, one stored object and one row", async () => {
+    const fixture = await audioFixture("audio/ogg");
+    const first = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/ogg", source: streamOf(fixture.bytes) });
+    const second = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/ogg", source: streamOf(fixture.bytes, 1000) });
+    expect(second.blob).toEqual(first.blob);
+    expect(await store.list("")).toEqual([first.key]);
+    expect(await listBlobs(db.sql, appId)).toHaveLength(1);
+  });
+
+  it("a source stream failing mid-upload leaves no object, no staging debris and no row", async () => {
+    const fixture = await audioFixture("audio/wav");
+    let sent = false;
+    const source = new Readable({
+      read() {
+        if (!sent) {
+          sent = true;
+          this.push(fixture.bytes.subarray(0, 50_000));
+        } else this.destroy(new Error("client went away"));
+      },
+    });
+    await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source })).rejects.toThrow("client went away");
+    await expectNothingStored();
+  });
+});

@@ -1,0 +1,59 @@
+/** Signed playback capabilities: `?url=<blobs path>&exp=<unix s>&sig=<base64url HMAC-SHA256(key, "<path>.<exp>")>`. */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { type BlobAddress, parseBlobKey } from "../blobs/blob-key";
+import { AppError, validationError } from "../http/errors";
+
+/** One hour: how long a playback URL in a post view stays valid. */
+export const playbackTtlSeconds = 3600;
+
+const sign = (secret: string, path: string, exp: number) => createHmac("sha256", secret).update(`${path}.${exp}`).digest("base64url");
+
+export const unixSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
+
+export interface SignPlaybackOptions {
+  /** SVC_PUBLIC_BASE_URL, no trailing slash. */
+  baseUrl: string;
+  /** `blobs/<appId>/<cid>` */
+  key: string;
+  secret: string;
+  now: Date;
+  ttlSeconds?: number;
+}
+
+export function signPlaybackUrl({ baseUrl, key, secret, now, ttlSeconds = playbackTtlSeconds }: SignPlaybackOptions): string {
+  if (!parseBlobKey(key)) throw new Error(`not a blob key: ${JSON.stringify(key)}`);
+  const exp = unixSeconds(now) + ttlSeconds;
+  // Key characters are all URL-safe, so the path reads as written in the contract (slashes unescaped).
+  return `${baseUrl.replace(/\/+$/, "")}/api/v1/audio?url=${key}&exp=${exp}&sig=${sign(secret, key, exp)}`;
+}
+
+export interface VerifiedPlayback extends BlobAddress {
+  exp: number;
+}
+
+const forbidden = (message: string) => new AppError("FORBIDDEN", message);
+
+/**
+ * Checks a playback query in the contract's order: a missing `url` is 400; a path outside `blobs/`, with `..`,
+ * or not `blobs/<appId>/<cid>` is 403; a missing, wrong or expired signature is 403. The query is already
+ * percent-decoded, so `%2e%2e` arrives here as `..`.
+ */
+export function verifyPlayback(query: URLSearchParams, secret: string, now: Date): VerifiedPlayback {
+  const path = query.get("url");
+  if (path === null || path === "") throw validationError("url is required", [{ path: ["url"], message: "Required" }]);
+  const address = parseBlobKey(path);
+  if (!address) throw forbidden("url must be a blobs/<appId>/<cid> path");
+
+  const expText = query.get("exp");
+  const sig = query.get("sig");
+  if (!expText || !sig) throw forbidden("missing playback signature");
+  if (!/^[0-9]{1,12}$/.test(expText)) throw forbidden("bad playback signature");
+  const exp = Number(expText);
+
+  // Compared as fixed-length strings in constant time; a canonical signature is always 43 base64url characters.
+  const expected = Buffer.from(sign(secret, path, exp));
+  const given = Buffer.from(sig);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("bad playback signature");
+  if (unixSeconds(now) >= exp) throw forbidden("playback URL expired");
+  return { ...address, exp };
+}

@@ -1,0 +1,114 @@
+/**
+ * Direct-to-S3 uploads for S3 deployments, where API Gateway cannot carry 25 MiB:
+ * `POST /api/v1/audio/uploads` hands out a presigned POST to a staging key, and
+ * `POST /api/v1/audio/uploads/{uploadId}/complete` streams the staged object once (hash, sniff, measure),
+ * then moves it to its content address. On the filesystem store both answer 404.
+ */
+import { randomUUID } from "node:crypto";
+import { blobKey } from "../blobs/blob-key";
+import type { BlobStore, S3BlobStore } from "../blobs/blob-store";
+import { AppError, validationError } from "../http/errors";
+import type { Sql } from "../sql/port";
+import { maxUploadBytes } from "./accepted-types";
+import { recordBlob } from "./blob-records";
+import { blobRef } from "./blob-ref";
+import type { IngestedAudio } from "./ingest-audio";
+import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
+import { claimUpload, insertUpload } from "./upload-records";
+
+/** How long the presigned POST accepts the bytes. */
+export const uploadWindowSeconds = 900;
+/** A completion may come this long after the window closed (a slow upload that started in time). */
+const completionGraceSeconds = 3600;
+
+export { createUploadBody } from "./create-upload-body";
+
+export interface CreatedUpload {
+  uploadId: string;
+  /** POST a multipart form to `url`: every entry of `fields`, then the bytes as `file`. */
+  url: string;
+  fields: Record<string, string>;
+  expiresAt: string;
+}
+
+const s3Only = (store: BlobStore): S3BlobStore => {
+  if (store.kind !== "s3") throw new AppError("NOT_FOUND", "direct uploads exist only on S3 deployments; use POST /api/v1/audio/upload");
+  return store;
+};
+
+export interface CreateUploadOptions {
+  store: BlobStore;
+  sql: Sql;
+  appId: string;
+  actor: string;
+  mimeType: string;
+  size: number;
+  now: Date;
+}
+
+export async function createUpload({ store, sql, appId, actor, mimeType, size, now }: CreateUploadOptions): Promise<CreatedUpload> {
+  const s3 = s3Only(store);
+  assertAcceptedMimeType(mimeType);
+  if (!Number.isSafeInteger(size) || size < 1) throw validationError("size must be a positive integer", [{ path: ["size"], message: "Invalid size" }]);
+  if (size > maxUploadBytes) throw new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxUploadBytes} bytes`);
+  const uploadId = randomUUID();
+  const stagingKey = `staging/${appId}/${uploadId}`;
+  const expiresAt = new Date(now.getTime() + uploadWindowSeconds * 1000);
+  // The policy pins the exact Content-Type and exactly the declared size; S3 refuses any other POST.
+  const post = await s3.presignPost(stagingKey, { contentType: mimeType, size, expiresIn: uploadWindowSeconds });
+  await insertUpload(sql, { uploadId, appId, actor, mimeType, size, stagingKey, expiresAt });
+  return { uploadId, url: post.url, fields: post.fields, expiresAt: expiresAt.toISOString() };
+}
+
+export interface CompleteUploadOptions {
+  store: BlobStore;
+  sql: Sql;
+  appId: string;
+  actor: string;
+  uploadId: string;
+  now: Date;
+}
+
+/**
+ * Completes once: the row is claimed first, so a second call is 404. Refused bytes (type, size, content) are
+ * deleted with the claim; a call before the bytes arrived, or one failing for an unexpected reason, puts the
+ * claim back so it can be retried.
+ */
+export async function completeUpload({ store, sql, appId, actor, uploadId, now }: CompleteUploadOptions): Promise<IngestedAudio> {
+  const s3 = s3Only(store);
+  const upload = await claimUpload(sql, uploadId, appId, actor);
+  if (!upload) throw new AppError("NOT_FOUND", "unknown upload");
+  const late = now.getTime() > upload.expiresAt.getTime() + completionGraceSeconds * 1000;
+
+  let staged;
+  try {
+    staged = await s3.read(upload.stagingKey);
+  } catch (error) {
+    await insertUpload(sql, upload);
+    throw error;
+  }
+  if (!staged) {
+    if (late) throw new AppError("NOT_FOUND", "unknown upload");
+    await insertUpload(sql, upload);
+    throw validationError("nothing has been uploaded for this uploadId yet");
+  }
+
+  try {
+    if (late) throw new AppError("NOT_FOUND", "unknown upload");
+    if (staged.contentType !== undefined && staged.contentType !== upload.mimeType) {
+      throw new AppError("UNSUPPORTED_MEDIA_TYPE", `the stored object is ${staged.contentType}, not the declared ${upload.mimeType}`);
+    }
+    if (staged.size > maxUploadBytes) throw new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxUploadBytes} bytes`);
+    if (staged.size !== upload.size) throw validationError(`uploaded ${staged.size} bytes, declared ${upload.size}`);
+    const scan = await scanAudio({ source: staged.stream, mimeType: upload.mimeType, size: staged.size });
+    const key = blobKey(appId, scan.cid);
+    await s3.move(upload.stagingKey, key, { ifVersion: staged.version });
+    await recordBlob(sql, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
+    return { blob: blobRef(scan.cid, upload.mimeType, scan.size), key, durationMs: scan.durationMs };
+  } catch (error) {
+    staged.stream.destroy();
+    if (error instanceof AppError) await s3.delete(upload.stagingKey);
+    else await insertUpload(sql, upload).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,92 @@
+import type { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { multipartRequest } from "../../test/support/multipart-request";
+import { maxUploadBytes } from "./accepted-types";
+import { firstPartContentType } from "./first-part-content-type";
+import { readMultipartFile } from "./read-multipart-file";
+
+const collect = async (stream: Readable) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+};
+
+const audio = Buffer.from("pretend audio bytes");
+
+describe("reading the multipart file part", () => {
+  it("streams the single `file` part with its Content-Type exactly as sent, parameters included", async () => {
+    for (const contentType of ["audio/wav", "audio/webm;codecs=opus", "AUDIO/WAV", "audio/ogg; codecs=vorbis"]) {
+      const request = multipartRequest([{ name: "file", filename: "a.bin", contentType, data: audio }]);
+      const file = await readMultipartFile(request);
+      expect(file.mimeType).toBe(contentType);
+      expect(file.filename).toBe("a.bin");
+      expect(await collect(file.stream)).toEqual(audio);
+    }
+  });
+
+  it("a part without Content-Type gives an empty type (refused later as unsupported)", async () => {
+    const file = await readMultipartFile(multipartRequest([{ name: "file", filename: "a", data: audio }]));
+    expect(file.mimeType).toBe("");
+  });
+
+  it("a missing `file` field is VALIDATION_ERROR", async () => {
+    await expect(readMultipartFile(multipartRequest([]))).rejects.toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
+    await expect(
+      readMultipartFile(multipartRequest([{ name: "audio", filename: "a.wav", contentType: "audio/wav", data: audio }])),
+    ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("a non-file field is VALIDATION_ERROR, before or after the file", async () => {
+    await expect(
+      readMultipartFile(multipartRequest([{ name: "note", data: Buffer.from("hi") }, { name: "file", filename: "a.wav", contentType: "audio/wav", data: audio }])),
+    ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    const file = await readMultipartFile(
+      multipartRequest([{ name: "file", filename: "a.wav", contentType: "audio/wav", data: audio }, { name: "note", data: Buffer.from("hi") }]),
+    );
+    await expect(collect(file.stream)).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("two parts (a second file) are VALIDATION_ERROR: the file stream fails instead of ending", async () => {
+    const part = { name: "file", filename: "a.wav", contentType: "audio/wav", data: audio };
+    const file = await readMultipartFile(multipartRequest([part, part]));
+    await expect(collect(file.stream)).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("a body that is not multipart/form-data is VALIDATION_ERROR", async () => {
+    const request = multipartRequest([{ name: "file", filename: "a", data: audio }], { contentType: "application/octet-stream" });
+    await expect(readMultipartFile(request)).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    const noBoundary = multipartRequest([{ name: "file", filename: "a", data: audio }], { contentType: "multipart/form-data" });
+    await expect(readMultipartFile(noBoundary)).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("25 MiB + 1 byte is FILE_TOO_LARGE while streaming, and the body is read no further", async () => {
+    const request = multipartRequest([{ name: "file", filename: "big.wav", contentType: "audio/wav", data: { size: 4 * maxUploadBytes } }]);
+    const file = await readMultipartFile(request);
+    let received = 0;
+    await expect(
+      (async () => {
+        for await (const chunk of file.stream) received += (chunk as Buffer).length;
+      })(),
+    ).rejects.toMatchObject({ code: "FILE_TOO_LARGE", status: 400 });
+    expect(received).toBeLessThanOrEqual(maxUploadBytes + 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(request.bytesRead()).toBeLessThan(maxUploadBytes + 1024 * 1024);
+  });
+
+  it("exactly 25 MiB passes whole", async () => {
+    const request = multipartRequest([{ name: "file", filename: "big.wav", contentType: "audio/wav", data: { size: maxUploadBytes } }]);
+    const file = await readMultipartFile(request);
+    let received = 0;
+    for await (const chunk of file.stream) received += (chunk as Buffer).length;
+    expect(received).toBe(maxUploadBytes);
+  });
+});
+
+describe("the first part's raw Content-Type", () => {
+  it("is read from the part header as written, after any preamble", () => {
+    const head = Buffer.from('preamble\r\n--XYZ\r\nContent-Disposition: form-data; name="file"\r\ncontent-type:  audio/webm;codecs=opus \r\n\r\nbytes');
+    expect(firstPartContentType(head, "XYZ")).toBe("audio/webm;codecs=opus");
+    expect(firstPartContentType(Buffer.from('--XYZ\r\nContent-Disposition: form-data; name="file"\r\n\r\n'), "XYZ")).toBeNull();
+    expect(firstPartContentType(Buffer.from('--XYZ\r\nContent-Disposition: form-data; name="fi'), "XYZ")).toBeUndefined();
+  });
+});

@@ -1,0 +1,88 @@
+/** Streams the single `file` part of a multipart/form-data upload without buffering it (busboy). */
+import { PassThrough, type Readable } from "node:stream";
+import busboy from "busboy";
+import { AppError, validationError } from "../http/errors";
+import type { HttpRequest } from "../http/types";
+import { maxUploadBytes } from "./accepted-types";
+import { boundaryOf, tapFirstPartContentType } from "./first-part-content-type";
+
+export interface MultipartFile {
+  /** The part's Content-Type exactly as sent, parameters included ("" when it has none). */
+  mimeType: string;
+  filename?: string;
+  /**
+   * The file's bytes. It ends only once the whole body has been parsed and held exactly this one part; a second
+   * part, or more than `maxBytes`, destroys it with the AppError instead, so a consumer never commits such an upload.
+   */
+  stream: Readable;
+}
+
+const onePart = 'expected exactly one part: a file field named "file" (with a filename)';
+
+/**
+ * Resolves when the `file` part starts; rejects with VALIDATION_ERROR for a missing `file`, another field first,
+ * or a body that is not multipart. After a failure the body is no longer read (it is unpiped and left paused).
+ */
+export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBytes }: { maxBytes?: number } = {}): Promise<MultipartFile> {
+  const contentType = request.headers["content-type"] ?? "";
+  const boundary = boundaryOf(contentType);
+  if (!/^multipart\/form-data\s*;/i.test(contentType) || !boundary) {
+    return Promise.reject(validationError("expected a multipart/form-data body with a boundary"));
+  }
+  // parts: 2, not 1: busboy raises partsLimit when the Nth part *ends*, so 1 would fire on every upload.
+  // fileSize: maxBytes + 1, as busboy raises 'limit' on reaching the limit, not on passing it.
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: { "content-type": contentType }, limits: { files: 1, fields: 0, parts: 2, fileSize: maxBytes + 1 } });
+  } catch (error) {
+    return Promise.reject(validationError(`malformed multipart content type: ${(error as Error).message}`));
+  }
+  const tap = tapFirstPartContentType(boundary);
+  const body = request.body();
+
+  return new Promise<MultipartFile>((resolve, reject) => {
+    let out: PassThrough | undefined;
+    let failed = false;
+
+    const fail = (error: AppError) => {
+      if (failed) return;
+      failed = true;
+      body.unpipe(tap.stream);
+      tap.stream.unpipe(parser);
+      if (out) out.destroy(error);
+      else reject(error);
+    };
+
+    parser.on("file", (name, file, info) => {
+      file.on("error", () => undefined);
+      if (failed || out) {
+        file.resume();
+        return;
+      }
+      if (name !== "file") {
+        file.resume();
+        fail(validationError(`unexpected field ${JSON.stringify(name)}: ${onePart}`, [{ path: [name], message: "Unexpected field" }]));
+        return;
+      }
+      out = new PassThrough();
+      // The failure may come before the consumer listens (one chunk can hold the file and a second part);
+      // consumers still see it, as the stream's `errored` state, through pipeline or async iteration.
+      out.on("error", () => undefined);
+      file.on("limit", () => fail(new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxBytes} bytes`)));
+      file.pipe(out, { end: false });
+      resolve({ mimeType: tap.contentType() ?? "", filename: info.filename, stream: out });
+    });
+    parser.on("fieldsLimit", () => fail(validationError(`unexpected non-file field: ${onePart}`)));
+    parser.on("filesLimit", () => fail(validationError(`more than one file: ${onePart}`)));
+    parser.on("partsLimit", () => fail(validationError(`more than one part: ${onePart}`)));
+    parser.on("error", (error: Error) => fail(validationError(`malformed multipart body: ${error.message}`)));
+    body.on("error", (error: Error) => fail(validationError(`request body failed: ${error.message}`)));
+    parser.on("close", () => {
+      if (failed) return;
+      if (!out) fail(validationError(`missing "file": ${onePart}`, [{ path: ["file"], message: "Required" }]));
+      else out.end();
+    });
+
+    body.pipe(tap.stream).pipe(parser);
+  });
+}

@@ -1,0 +1,72 @@
+/** The blob store port: the filesystem adapter (embedded default) and the S3 adapter both implement it. */
+import type { Readable, Writable } from "node:stream";
+
+/** Inclusive byte offsets, as in an HTTP `Range` header. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface BlobRead {
+  /** The requested bytes (all of them, or the range). */
+  stream: Readable;
+  /** Size of the whole object, whatever the range. */
+  size: number;
+  /** Changes whenever the object's bytes may have changed (S3 ETag); `move` can be made conditional on it. */
+  version: string;
+  /** Content-Type the object was stored with, when the store keeps one (S3). */
+  contentType?: string;
+}
+
+/**
+ * Bytes written before their final key is known (content addressing: the key is the hash of the bytes).
+ * `stream` finishes only once the bytes are durably staged; then `commit` or `discard`.
+ */
+export interface StagedWrite {
+  readonly stream: Writable;
+  /** Moves the staged bytes to `key`; when `key` already exists the bytes are identical by construction and dropped. */
+  commit(key: string): Promise<void>;
+  /** Removes whatever was staged; safe to call at any point, and more than once. */
+  discard(): Promise<void>;
+}
+
+interface BlobStoreBase {
+  stat(key: string): Promise<{ size: number } | null>;
+  /** null when there is no such object. */
+  read(key: string, range?: ByteRange): Promise<BlobRead | null>;
+  /** Readers see no object or all of it, never part; a failing source leaves neither object nor debris. */
+  writeAtomic(key: string, source: Readable, options?: { contentType?: string }): Promise<void>;
+  stage(options?: { contentType?: string }): Promise<StagedWrite>;
+  /** Atomic rename; when `to` exists already the source is just removed (content-addressed keys). */
+  move(from: string, to: string, options?: { ifVersion?: string }): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Every key under a prefix (tests, maintenance). */
+  list(prefix: string): Promise<string[]>;
+  /** `/health`: whether any original blob is stored; throws when the store cannot be reached. */
+  probe(): Promise<"empty" | "present">;
+}
+
+export interface FsBlobStore extends BlobStoreBase {
+  readonly kind: "fs";
+  readonly dir: string;
+}
+
+export interface PresignedPost {
+  url: string;
+  /** Form fields to send before the `file` field, `Policy` (base64 JSON) among them. */
+  fields: Record<string, string>;
+}
+
+export interface S3BlobStore extends BlobStoreBase {
+  readonly kind: "s3";
+  readonly bucket: string;
+  /** A presigned GET (or HEAD) valid for `expiresIn` seconds from `signingDate`. */
+  presignRead(
+    key: string,
+    options: { expiresIn: number; method?: "GET" | "HEAD"; contentType?: string; cacheControl?: string; signingDate?: Date },
+  ): Promise<string>;
+  /** A browser-style presigned POST that only accepts exactly `size` bytes of exactly `contentType` at `key`. */
+  presignPost(key: string, options: { contentType: string; size: number; expiresIn: number }): Promise<PresignedPost>;
+}
+
+export type BlobStore = FsBlobStore | S3BlobStore;

@@ -1,0 +1,201 @@
+/** The filesystem blob store (`SVC_BLOB_DIR`): keys are paths under one directory; writes land by rename. */
+import { randomUUID } from "node:crypto";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { type Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { assertSafeKey } from "./blob-key";
+import type { BlobRead, ByteRange, FsBlobStore, StagedWrite } from "./blob-store";
+
+// Temp files live in the same tree as their final keys, so the closing rename never crosses filesystems.
+const stagingPrefix = "staging/";
+
+const isMissing = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+};
+
+/** A Writable into an already opened file that only finishes once the bytes are flushed to disk. */
+function fileWriter(opened: FileHandle): Writable {
+  let handle: FileHandle | undefined = opened;
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      handle!.write(chunk).then(() => callback(), callback);
+    },
+    final(callback) {
+      handle!
+        .sync()
+        .then(() => handle!.close())
+        .then(() => {
+          handle = undefined;
+          callback();
+        }, callback);
+    },
+    destroy(error, callback) {
+      if (!handle) return callback(error);
+      const closing = handle;
+      handle = undefined;
+      closing.close().then(
+        () => callback(error),
+        () => callback(error),
+      );
+    },
+  });
+}
+
+export function createFsBlobStore(dir: string): FsBlobStore {
+  const pathOf = (key: string) => {
+    assertSafeKey(key);
+    return join(dir, ...key.split("/"));
+  };
+
+  const statKey = async (key: string) => {
+    try {
+      const info = await stat(pathOf(key));
+      return info.isFile() ? info : null;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  };
+
+  const versionOf = (info: { size: number; mtimeMs: number; ino: number }) => `${info.ino}-${info.size}-${info.mtimeMs}`;
+
+  async function stage(): Promise<StagedWrite> {
+    const key = `${stagingPrefix}ingest-${randomUUID()}`;
+    const path = pathOf(key);
+    // Opened here, not lazily in the stream, so a discard can never race the file's creation.
+    await mkdir(dirname(path), { recursive: true });
+    const handle = await open(path, "wx");
+    const stream = fileWriter(handle);
+    let settled = false;
+    return {
+      stream,
+      async commit(finalKey) {
+        if (settled) throw new Error("staged write already settled");
+        settled = true;
+        await store.move(key, finalKey);
+      },
+      async discard() {
+        settled = true;
+        stream.destroy();
+        await rm(path, { force: true });
+      },
+    };
+  }
+
+  async function walk(absolute: string, key: string, out: string[]): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(absolute, { withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const childKey = key === "" ? entry.name : `${key}/${entry.name}`;
+      if (entry.isDirectory()) await walk(join(absolute, entry.name), childKey, out);
+      else if (entry.isFile()) out.push(childKey);
+    }
+  }
+
+  const store: FsBlobStore = {
+    kind: "fs",
+    dir,
+
+    async stat(key) {
+      const info = await statKey(key);
+      return info ? { size: info.size } : null;
+    },
+
+    async read(key, range?: ByteRange): Promise<BlobRead | null> {
+      let handle: FileHandle;
+      try {
+        handle = await open(pathOf(key), "r");
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) {
+          await handle.close();
+          return null;
+        }
+        const stream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+        return { stream, size: info.size, version: versionOf(info) };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+
+    async writeAtomic(key, source: Readable) {
+      assertSafeKey(key);
+      const staged = await stage();
+      try {
+        await pipeline(source, staged.stream);
+        await staged.commit(key);
+      } catch (error) {
+        await staged.discard();
+        throw error;
+      }
+    },
+
+    stage,
+
+    async move(from, to, options) {
+      const source = pathOf(from);
+      const target = pathOf(to);
+      if (options?.ifVersion !== undefined) {
+        const info = await statKey(from);
+        if (!info || versionOf(info) !== options.ifVersion) throw new Error(`blob ${from} changed before it was moved`);
+      }
+      if (await statKey(to)) {
+        await rm(source, { force: true });
+        return;
+      }
+      await mkdir(dirname(target), { recursive: true });
+      await rename(source, target);
+    },
+
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
+
+    async list(prefix) {
+      // Walk only the directory the prefix names, then filter on the rest of it.
+      const slash = prefix.lastIndexOf("/");
+      const base = slash < 0 ? "" : prefix.slice(0, slash);
+      if (base !== "") assertSafeKey(base);
+      const keys: string[] = [];
+      await walk(base === "" ? dir : join(dir, ...base.split("/")), base, keys);
+      return keys.filter((key) => key.startsWith(prefix)).sort();
+    },
+
+    async probe() {
+      try {
+        const root = await stat(dir);
+        if (!root.isDirectory()) throw new Error(`SVC_BLOB_DIR ${dir} is not a directory`);
+      } catch (error) {
+        // Nothing was ever written: the directory is created by the first upload.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return "empty";
+        throw error;
+      }
+      let tenants;
+      try {
+        tenants = await readdir(join(dir, "blobs"), { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return "empty";
+        throw error;
+      }
+      for (const tenant of tenants) {
+        if (!tenant.isDirectory()) continue;
+        const blobs = await readdir(join(dir, "blobs", tenant.name));
+        if (blobs.length > 0) return "present";
+      }
+      return "empty";
+    },
+  };
+  return store;
+}

@@ -1,0 +1,69 @@
+import { Readable } from "node:stream";
+import { S3Client } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startS3Emulator, type S3Emulator } from "../../test/support/s3-emulator";
+import { blobStoreSuite } from "./blob-store.suite";
+import { createS3BlobStore } from "./s3-blob-store";
+
+let emulator: S3Emulator;
+beforeAll(async () => {
+  emulator = await startS3Emulator();
+});
+afterAll(async () => {
+  await emulator.stop();
+});
+
+const emptyBucket = async () => {
+  const store = createS3BlobStore({ bucket: emulator.bucket, client: emulator.client });
+  for (const key of await store.list("")) await store.delete(key);
+  return store;
+};
+
+blobStoreSuite("S3 (s3rver)", async () => ({ store: await emptyBucket(), close: async () => undefined }));
+
+describe("S3 blob store", () => {
+  it("probe throws when the bucket cannot be reached", async () => {
+    const missing = createS3BlobStore({ bucket: "no-such-bucket", client: emulator.client });
+    await expect(missing.probe()).rejects.toThrow();
+    const closed = new S3Client({
+      region: "us-east-1",
+      endpoint: "http://127.0.0.1:9",
+      forcePathStyle: true,
+      credentials: { accessKeyId: "x", secretAccessKey: "x" },
+      maxAttempts: 1,
+    });
+    await expect(createS3BlobStore({ bucket: emulator.bucket, client: closed }).probe()).rejects.toThrow();
+  });
+
+  it("bytes swapped in after they were read never reach their content address: the copy is conditional on the version read", async () => {
+    // s3rver ignores CopySourceIfMatch, so this checks the request S3 would enforce it on.
+    const sent: { constructor: { name: string }; input: Record<string, unknown> }[] = [];
+    const spy = {
+      send: (command: (typeof sent)[number]) => {
+        sent.push(command);
+        return emulator.client.send(command as never);
+      },
+    } as unknown as S3Client;
+    await (await emptyBucket()).writeAtomic("staging/app/u", Readable.from([Buffer.from("hashed bytes")]));
+    const store = createS3BlobStore({ bucket: emulator.bucket, client: spy });
+    const read = await store.read("staging/app/u");
+    read!.stream.resume();
+    await store.move("staging/app/u", "blobs/app/x", { ifVersion: read!.version });
+    const copy = sent.find((command) => command.constructor.name === "CopyObjectCommand");
+    expect(read!.version).toMatch(/^".+"$/);
+    expect(copy?.input).toMatchObject({ Key: "blobs/app/x", CopySourceIfMatch: read!.version });
+  });
+
+  it("a staged object is stored under staging/ with its content type until committed", async () => {
+    const store = await emptyBucket();
+    const staged = await store.stage({ contentType: "audio/ogg" });
+    staged.stream.end(Buffer.from("ogg bytes"));
+    await new Promise((resolve) => staged.stream.on("finish", resolve));
+    const [key] = await store.list("staging/");
+    expect(key).toMatch(/^staging\/ingest-/);
+    expect((await store.read(key!))?.contentType).toBe("audio/ogg");
+    await staged.commit("blobs/app/x");
+    expect(await store.list("")).toEqual(["blobs/app/x"]);
+    expect((await store.read("blobs/app/x"))?.contentType).toBe("audio/ogg");
+  });
+});
