@@ -1,0 +1,58 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Sql } from "./port";
+import { splitStatements } from "./split-statements";
+
+export { splitStatements } from "./split-statements";
+
+const FILE_NAME = /^\d{4}_[A-Za-z0-9_-]+\.sql$/;
+// One lock for all migrators of a database, whichever process they run in.
+const LOCK_KEY = 7_302_116_853;
+
+/**
+ * Applies the `NNNN_name.sql` files of `dir` not yet recorded in schema_migrations, in name order. Each runs,
+ * statement by statement (the Data API takes one per call), in its own transaction together with its record,
+ * so a failure leaves neither its changes nor its record. Concurrent migrators serialise on an advisory lock
+ * and re-check the record under it, so no migration is ever applied twice.
+ */
+export const migrate = async (sql: Sql, dir: string): Promise<{ applied: string[] }> => {
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
+  const misnamed = files.filter((f) => !FILE_NAME.test(f));
+  if (misnamed.length) throw new Error(`Migration files must be named NNNN_name.sql: ${misnamed.join(", ")}`);
+
+  const recorded = new Set(await appliedNames(sql));
+  const applied: string[] = [];
+  for (const name of files.filter((f) => !recorded.has(f))) {
+    const statements = splitStatements(await readFile(path.join(dir, name), "utf8"));
+    const ran = await sql
+      .transaction(async (tx) => {
+        await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
+        const done = await tx.query("SELECT 1 FROM schema_migrations WHERE name = $1", [name]);
+        if (done.length) return false;
+        for (const statement of statements) await tx.query(statement);
+        await tx.query("INSERT INTO schema_migrations (name) VALUES ($1)", [name]);
+        return true;
+      })
+      .catch((error: unknown) => {
+        throw new Error(`Migration ${name} failed: ${(error as Error)?.message ?? error}`, { cause: error });
+      });
+    if (ran) applied.push(name);
+  }
+  return { applied };
+};
+
+/** One statement when the table exists (the usual start); creates it under the lock the first time. */
+const appliedNames = async (sql: Sql): Promise<string[]> => {
+  const read = async () => (await sql.query<{ name: string }>("SELECT name FROM schema_migrations")).map((r) => r.name);
+  try {
+    return await read();
+  } catch {
+    await sql.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
+      await tx.query(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+    });
+    return read();
+  }
+};

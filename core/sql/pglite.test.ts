@@ -1,0 +1,56 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPglite, type PgliteBackend } from "./pglite";
+
+describe("PGlite backend", () => {
+  let db: PgliteBackend;
+  beforeAll(async () => {
+    db = await openPglite("memory");
+    await db.query("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)");
+    await db.query("INSERT INTO counter VALUES (1, 0)");
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("concurrent transactions do not interleave: each read-modify-write sees the previous one's commit", async () => {
+    const bump = () =>
+      db.transaction(async (tx) => {
+        const [row] = await tx.query<{ n: number }>("SELECT n FROM counter WHERE id = 1");
+        await new Promise((r) => setTimeout(r, 5));
+        await tx.query("UPDATE counter SET n = $1 WHERE id = 1", [row!.n + 1]);
+      });
+    await Promise.all(Array.from({ length: 10 }, bump));
+    expect(await db.query("SELECT n FROM counter WHERE id = 1")).toEqual([{ n: 10 }]);
+  });
+
+  it("a statement on the outer handle from inside a transaction fails instead of hanging", async () => {
+    await expect(db.transaction(() => db.query("SELECT 1"))).rejects.toThrow(/transaction's `tx`/);
+    // Once the transaction has ended, the outer handle works again, even from the same async context.
+    let later: Promise<unknown> | undefined;
+    await db.transaction(async () => {
+      later = new Promise((r) => setTimeout(r, 10)).then(() => db.query("SELECT 1 AS one"));
+    });
+    expect(await later).toEqual([{ one: 1 }]);
+  });
+});
+
+describe("PGlite data directory", () => {
+  it("is created if absent and keeps its data across reopenings", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "svc-pglite-"));
+    const dir = path.join(root, "nested", "data");
+    try {
+      const first = await openPglite(dir);
+      await first.query("CREATE TABLE kept (v text)");
+      await first.query("INSERT INTO kept VALUES ($1)", ["still here"]);
+      await first.close();
+      const second = await openPglite(dir);
+      expect(await second.query("SELECT v FROM kept")).toEqual([{ v: "still here" }]);
+      await second.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

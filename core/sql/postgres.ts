@@ -1,0 +1,57 @@
+import pg from "pg";
+import { transactionSql } from "./nested-transaction";
+import { parseTimestamp } from "./parse-timestamp";
+import type { SqlBackend, SqlValue } from "./port";
+
+const { builtins } = pg.types;
+
+// Per pool, never global: the same process may hold other pg clients with their own parsing.
+const parsers: Record<number, (text: string) => unknown> = {
+  [builtins.INT8]: Number,
+  [builtins.NUMERIC]: Number,
+  [builtins.TIMESTAMPTZ]: parseTimestamp,
+  [builtins.TIMESTAMP]: parseTimestamp,
+  [builtins.DATE]: (text) => text,
+  [builtins.BYTEA]: (text) => new Uint8Array(pg.types.getTypeParser(builtins.BYTEA, "text")(text) as Buffer),
+  // int8[] read like int4[]: numbers.
+  1016: pg.types.getTypeParser(1007 as never, "text"),
+};
+
+const types = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    (format ?? "text") === "text" && parsers[oid] ? parsers[oid] : pg.types.getTypeParser(oid, format),
+} as unknown as pg.CustomTypesConfig;
+
+/** Postgres over TCP through a pg Pool; a transaction holds one checked-out client. */
+export const openPostgres = async (url: string): Promise<SqlBackend> => {
+  const pool = new pg.Pool({ connectionString: url, types });
+  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  pool.on("error", () => {});
+
+  const run = async <Row>(on: pg.Pool | pg.PoolClient, text: string, params?: readonly SqlValue[]) =>
+    (await on.query(text, params ? [...params] : undefined)).rows as Row[];
+
+  return {
+    kind: "postgres",
+    query: (text, params) => run(pool, text, params),
+    async transaction(fn) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(transactionSql((text, params) => run(client, text, params)));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        // A client whose ROLLBACK failed is in an unknown state: discard it rather than return it to the pool.
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
+  };
+};

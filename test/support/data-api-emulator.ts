@@ -1,0 +1,165 @@
+import type { AddressInfo } from "node:net";
+import type { Server as HttpServer } from "node:http";
+import { createRequire, Module } from "node:module";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import pg from "pg";
+import { parseTimestamp } from "../../core/sql/parse-timestamp";
+
+/**
+ * `data-api-local` (an RDS Data API emulator) in front of PGlite served over `@electric-sql/pglite-socket`, or in
+ * front of a real Postgres when `postgresUrl` is given, on loopback ephemeral ports.
+ *
+ * data-api-local 1.0.0-alpha.2 ships pg 7, which never finishes connecting on Node >= 14, so its `require("pg")` is
+ * pointed at the project's pg 8 through a thin client that also corrects where the emulator departs from AWS:
+ * bigint longValues, base64 blobValues both ways, JSON text, millisecond timestamps, and `;` inside function bodies.
+ * What it still lacks (DatabaseResumingException, size limits, SQLSTATE) is covered by stub-client tests.
+ */
+export interface DataApiEmulator {
+  endpoint: string;
+  resourceArn: string;
+  secretArn: string;
+  database: string;
+  stop(): Promise<void>;
+}
+
+interface EmulatorServer {
+  port: number;
+  httpServer: HttpServer;
+  pool: Record<string, { disconnect(): Promise<void> }>;
+  start(): Promise<unknown>;
+  stop(): Promise<void>;
+}
+type EmulatorServerClass = new (options: {
+  logger?: (message: string) => void;
+  server: { hostname: string; port: number };
+  database: Record<string, unknown> & { engine: "postgresql" };
+}) => EmulatorServer;
+
+const require = createRequire(import.meta.url);
+
+export const startDataApiEmulator = async (
+  options: { postgresUrl?: string; loadDataDir?: Blob } = {},
+): Promise<DataApiEmulator> => {
+  const Server = loadEmulator();
+  let database: string;
+  let connection: Record<string, unknown>;
+  let stopBackend: () => Promise<void>;
+
+  if (options.postgresUrl) {
+    const url = new URL(options.postgresUrl);
+    database = decodeURIComponent(url.pathname.slice(1));
+    connection = {
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      user: decodeURIComponent(url.username || "postgres"),
+      password: decodeURIComponent(url.password),
+      options: "-c TimeZone=UTC",
+    };
+    stopBackend = async () => {};
+  } else {
+    const db = await PGlite.create(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+    // data-api-local opens a connection per call and holds one per open transaction.
+    const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 100 });
+    await socket.start();
+    database = "postgres";
+    connection = { host: "127.0.0.1", port: Number(socket.getServerConn().split(":").pop()), user: "postgres", password: "postgres" };
+    stopBackend = async () => {
+      await socket.stop();
+      await db.close();
+    };
+  }
+
+  const server = new Server({
+    logger: () => {},
+    server: { hostname: "127.0.0.1", port: 0 },
+    database: { engine: "postgresql", database, ...connection },
+  });
+  server.port = 0; // its constructor turns 0 into 8080
+  await server.start();
+  const { port } = server.httpServer.address() as AddressInfo;
+
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    resourceArn: "arn:aws:rds:us-east-1:000000000000:cluster:svc-local",
+    secretArn: "arn:aws:secretsmanager:us-east-1:000000000000:secret:svc-local",
+    database,
+    async stop() {
+      await Promise.all(Object.values(server.pool).map((client) => client.disconnect().catch(() => {})));
+      server.httpServer.closeAllConnections();
+      await server.stop();
+      await stopBackend();
+    },
+  };
+};
+
+let emulator: EmulatorServerClass | undefined;
+const SEMICOLON = "\u{F0000}";
+const PATCHED = Symbol.for("svc.test.data-api-local.patched");
+
+const loadEmulator = (): EmulatorServerClass => {
+  if (emulator) return emulator;
+  const emulatorRequire = createRequire(require.resolve("data-api-local"));
+  const pgPath = emulatorRequire.resolve("pg");
+  const shim = new Module(pgPath) as Module & { loaded: boolean };
+  shim.filename = pgPath;
+  shim.exports = Object.assign(Object.create(pg), { Client: EmulatorPgClient });
+  shim.loaded = true;
+  require.cache[pgPath] = shim;
+
+  // It keeps only the text before the first `;`, cutting plpgsql bodies short; hide `;` from that split.
+  const transform = emulatorRequire("./utils/transformQuery") as {
+    transformQuery: (sql: string, parameters?: unknown[]) => { query: string; values?: unknown[] };
+    [PATCHED]?: true;
+  };
+  // Node's require cache outlives a test file's module graph: patch once per process.
+  if (!transform[PATCHED]) {
+    const original = transform.transformQuery;
+    transform.transformQuery = (sql, parameters) => {
+      const result = original(sql.replaceAll(";", SEMICOLON), parameters);
+      return { ...result, query: result.query.replaceAll(SEMICOLON, ";") };
+    };
+    transform[PATCHED] = true;
+  }
+
+  emulator = (emulatorRequire("./Server") as { Server: EmulatorServerClass }).Server;
+  return emulator;
+};
+
+const { builtins } = pg.types;
+
+// Results shaped like the real Data API's: JSON as its text, bytea as base64, timestamps to the millisecond.
+const emulatorParsers: Record<number, (text: string) => unknown> = {
+  [builtins.JSON]: (text) => text,
+  [builtins.JSONB]: (text) => text,
+  [builtins.DATE]: (text) => text,
+  [builtins.BYTEA]: (text) => Buffer.from(text.replace(/^\\x/, ""), "hex").toString("base64"),
+  [builtins.TIMESTAMP]: (text) => parseTimestamp(text).toISOString(),
+  [builtins.TIMESTAMPTZ]: (text) => parseTimestamp(text).toISOString(),
+};
+const emulatorTypes = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    (format ?? "text") === "text" && emulatorParsers[oid] ? emulatorParsers[oid] : pg.types.getTypeParser(oid, format),
+} as unknown as pg.CustomTypesConfig;
+
+class EmulatorPgClient extends pg.Client {
+  constructor(config: pg.ClientConfig) {
+    super({ ...config, types: emulatorTypes });
+  }
+
+  override query(...args: unknown[]): never {
+    const [config] = args;
+    if (config && typeof config === "object" && typeof (config as pg.QueryConfig).text === "string") {
+      const { text, values } = config as pg.QueryConfig;
+      const blobs = new Set([...text.matchAll(/\$(\d+)::bytea\b/g)].map((m) => Number(m[1]) - 1));
+      args[0] = {
+        ...config,
+        // The Data API binds a longValue as bigint; the emulator casts it to int (int4).
+        text: text.replace(/(\$\d+)::int\b/g, "$1::int8"),
+        // blobValue arrives base64-encoded; the emulator would store the base64 text itself.
+        values: values?.map((v, i) => (blobs.has(i) && typeof v === "string" ? Buffer.from(v, "base64") : v)),
+      };
+    }
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
