@@ -46,7 +46,7 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     expect(policy.conditions).toEqual(expect.arrayContaining([["eq", "$Content-Type", "audio/ogg"]]));
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    form.append("file", new Blob([fixture.bytes], { type: "audio/ogg" }));
+    form.append("file", new Blob([new Uint8Array(fixture.bytes)], { type: "audio/ogg" }));
     const posted = await fetch(url, { method: "POST", body: form, redirect: "manual" });
     expect(posted.status).toBeLessThan(300);
     const done = await svc.post(`/api/v1/audio/uploads/${uploadId}/complete`, { actor: "s3-2" });

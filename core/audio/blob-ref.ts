@@ -1,12 +1,10 @@
-/** The blob reference an upload answers and a post's `embed.audio` carries verbatim. */
-export interface BlobRef {
-  $type: "blob";
-  ref: { $link: string };
-  mimeType: string;
-  size: number;
-}
+import type { BlobRef } from "../records/post-schema";
+import type { AcceptedMimeType } from "./accepted-types";
 
-export const blobRef = (cid: string, mimeType: string, size: number): BlobRef => ({
+export type { BlobRef };
+
+/** The blob reference an upload answers and a post's `embed.audio` carries verbatim. */
+export const blobRef = (cid: string, mimeType: AcceptedMimeType, size: number): BlobRef => ({
   $type: "blob",
   ref: { $link: cid },
   mimeType,

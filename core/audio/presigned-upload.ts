@@ -100,11 +100,13 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now }
     }
     if (staged.size > maxUploadBytes) throw new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxUploadBytes} bytes`);
     if (staged.size !== upload.size) throw validationError(`uploaded ${staged.size} bytes, declared ${upload.size}`);
-    const scan = await scanAudio({ source: staged.stream, mimeType: upload.mimeType, size: staged.size });
+    const { mimeType } = upload;
+    assertAcceptedMimeType(mimeType);
+    const scan = await scanAudio({ source: staged.stream, mimeType, size: staged.size });
     const key = blobKey(appId, scan.cid);
     await s3.move(upload.stagingKey, key, { ifVersion: staged.version });
     await recordBlob(sql, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
-    return { blob: blobRef(scan.cid, upload.mimeType, scan.size), key, durationMs: scan.durationMs };
+    return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {
     staged.stream.destroy();
     if (error instanceof AppError) await s3.delete(upload.stagingKey);

@@ -1,7 +1,7 @@
 import { isAtUriString, isValidLanguage } from "@atproto/syntax";
 import { CID } from "multiformats/cid";
 import { z } from "zod";
-import { audioMimeTypes, maxAudioBytes } from "./audio-mime-types";
+import { type AcceptedMimeType, acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "../audio/accepted-types";
 import { nsids } from "./nsids";
 import { graphemeLength, utf8Length } from "./text-length";
 
@@ -40,7 +40,7 @@ const createdAtString = z
 export const blobRefSchema = z.strictObject({
   $type: z.literal("blob"),
   ref: z.strictObject({ $link: cidString }),
-  mimeType: z.enum(audioMimeTypes),
+  mimeType: z.enum(audioMimeTypes as [AcceptedMimeType, ...AcceptedMimeType[]]),
   size: z.number().int().min(1).max(maxAudioBytes),
 });
 

@@ -93,7 +93,7 @@ export const startTestService = async (opts: {
     server = createNodeHost(impls, deps);
     await new Promise<void>((resolve) => server!.listen(port, "127.0.0.1", resolve));
     send = async (method, path, headers, body) => {
-      const res = await fetch(baseUrl + path, { method, headers, body, redirect: "manual" });
+      const res = await fetch(baseUrl + path, { method, headers, body: body ? new Uint8Array(body) : undefined, redirect: "manual" });
       return result(res.status, Object.fromEntries(res.headers), Buffer.from(await res.arrayBuffer()));
     };
   } else {

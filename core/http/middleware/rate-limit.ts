@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from "@middy/core";
 import { rateLimitPolicies } from "../../rate-limit/policies";
-import { rateLimitHeaders, retryAfterSeconds } from "../../rate-limit/rate-limit-headers";
+import { rateLimitHeaders } from "../../rate-limit/rate-limit-headers";
 import { takeRateLimits } from "../../rate-limit/take-rate-limits";
 import { AppError } from "../errors";
 import type { RouteCall } from "../route-call";
@@ -23,12 +23,8 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => ({
       { name: "actor", key: `${cls}:${caller}`, limit: policy.actor.limit, windowMs: policy.actor.windowMs },
       { name: "ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: policy.ip.limit, windowMs: policy.ip.windowMs },
     ]);
-    const headers = rateLimitHeaders(results);
-    Object.assign(call.responseHeaders, headers);
-    if (!allowed) {
-      throw new AppError("RATE_LIMITED", "rate limit exceeded", undefined, {
-        "Retry-After": String(retryAfterSeconds(results)),
-      });
-    }
+    // On a denial the headers include Retry-After.
+    Object.assign(call.responseHeaders, rateLimitHeaders(results));
+    if (!allowed) throw new AppError("RATE_LIMITED", "rate limit exceeded");
   },
 });

@@ -1,0 +1,206 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, dataApiBackends, migrationsDir, type TestDatabase } from "../../test/support/databases";
+import { countStatements } from "../sql/count-statements";
+import { migrate } from "../sql/migrate";
+import { placeholders } from "../sql/placeholders";
+import { openPostgres } from "../sql/postgres";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyClause,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  type IdempotencyScope,
+} from "./claim";
+
+const route = "POST /api/v1/posts";
+const newScope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
+  appId: "app1",
+  actor: "did:plc:alice",
+  route,
+  key: randomUUID(),
+  ...over,
+});
+
+describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", (backend) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await backend.open();
+    await migrate(db, migrationsDir);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("the first request with a key claims it", async () => {
+    expect(await claimIdempotencyKey(db, newScope(), "fp1")).toEqual({ kind: "claimed" });
+  });
+
+  it("a claim costs exactly one SQL statement", async () => {
+    const counted = countStatements(db);
+    await claimIdempotencyKey(counted, newScope(), "fp1");
+    expect(counted.count).toBe(1);
+  });
+
+  it("a sequential duplicate after success replays the stored status and body", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await completeIdempotencyKey(db, scope, 201, { postId: "3kabc", nested: { n: 1 } });
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({
+      kind: "replay",
+      status: 201,
+      body: { postId: "3kabc", nested: { n: 1 } },
+    });
+  });
+
+  it("the same key with a different body is a mismatch", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
+    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "mismatch" });
+  });
+
+  it("a different body while the first request runs is a mismatch, not in-progress", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "mismatch" });
+  });
+
+  it("the same key while the first request runs is in progress", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "in-progress" });
+  });
+
+  it("a released key can be claimed again, with any body", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await releaseIdempotencyKey(db, scope);
+    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "claimed" });
+  });
+
+  it("releasing does not drop a completed result", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
+    await releaseIdempotencyKey(db, scope);
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toMatchObject({ kind: "replay" });
+  });
+
+  it("keys are kept 24 hours: an expired key can be claimed again", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
+    const [row] = await db.query<{ hours: number }>(
+      `SELECT round(extract(epoch FROM expires_at - now()) / 3600)::int AS hours FROM idempotency_keys
+        WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4`,
+      [scope.appId, scope.actor, scope.route, scope.key],
+    );
+    expect(row!.hours).toBe(24);
+    await db.query(
+      `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
+        WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4`,
+      [scope.appId, scope.actor, scope.route, scope.key],
+    );
+    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "claimed" });
+  });
+
+  it("a key with a short injected lifetime expires after it", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1", { ttlMs: 60_000 });
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, { ttlMs: 500 });
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toMatchObject({ kind: "replay" });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "claimed" });
+  });
+
+  it("a running claim whose lease lapsed (its process died) can be taken over", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1", { leaseMs: 500 });
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "in-progress" });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "claimed" });
+    // The new claim has a fresh lease.
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "in-progress" });
+  });
+
+  it("scopes isolate: the same key under another tenant, actor or route is a separate claim", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
+    expect(await claimIdempotencyKey(db, { ...scope, appId: "app2" }, "fp2")).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, { ...scope, actor: "did:plc:bob" }, "fp2")).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, { ...scope, route: "PATCH /api/v1/posts/{postId}" }, "fp2")).toEqual({
+      kind: "claimed",
+    });
+  });
+
+  it("50 parallel claims of one key yield exactly one claimed", async () => {
+    const scope = newScope();
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1")));
+    expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind !== "claimed").every((o) => o.kind === "in-progress")).toBe(true);
+  });
+
+  it("50 parallel claims of an expired key yield exactly one claimed", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    await completeIdempotencyKey(db, scope, 201, { postId: "old" }, { ttlMs: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1")));
+    expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
+    expect(outcomes.some((o) => o.kind === "replay")).toBe(false);
+  });
+
+  it("claims now and then delete expired keys, never live ones", async () => {
+    const expired = newScope();
+    const live = newScope();
+    await claimIdempotencyKey(db, expired, "fp1", { ttlMs: 1 });
+    await claimIdempotencyKey(db, live, "fp1");
+    await new Promise((r) => setTimeout(r, 20));
+    await claimIdempotencyKey(db, newScope(), "fp1", { pruneChance: 1 });
+    const keys = (await db.query<{ key: string }>("SELECT key FROM idempotency_keys")).map((r) => r.key);
+    expect(keys).not.toContain(expired.key);
+    expect(keys).toContain(live.key);
+  });
+
+  it("the completion clause embeds in the statement that does the work", async () => {
+    const scope = newScope();
+    await claimIdempotencyKey(db, scope, "fp1");
+    const p = placeholders();
+    const marker = p.add("done-by-cte");
+    const text = `WITH done AS (${completeIdempotencyClause(p.add, scope, 201, { postId: "cte" })} RETURNING 1)
+      SELECT ${marker}::text AS marker, (SELECT count(*) FROM done)::int AS completed`;
+    expect(await db.query(text, p.values)).toEqual([{ marker: "done-by-cte", completed: 1 }]);
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "replay", status: 201, body: { postId: "cte" } });
+  });
+
+  it("completion only applies to a running claim", async () => {
+    const scope = newScope();
+    await completeIdempotencyKey(db, scope, 201, { postId: "ghost" });
+    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "claimed" });
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("idempotency claims shared by processes on postgres", () => {
+  it("50 parallel claims of one key from two processes (separate pools) yield exactly one claimed", async () => {
+    const postgres = backends.find((b) => b.name === "postgres")!;
+    const db = await postgres.open();
+    await migrate(db, migrationsDir).catch(async (error) => {
+      await db.close();
+      throw error;
+    });
+    const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
+    try {
+      const scope = newScope();
+      const outcomes = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => claimIdempotencyKey(i % 2 ? a : b, scope, "fp1")),
+      );
+      expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === "in-progress")).toHaveLength(49);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+import { placeholders } from "../sql/placeholders";
+import type { Sql, SqlValue } from "../sql/port";
+
+/** An idempotency key is scoped by tenant, acting actor and route (e.g. `POST /api/v1/posts`). */
+export interface IdempotencyScope {
+  appId: string;
+  actor: string;
+  route: string;
+  key: string;
+}
+
+export type IdempotencyClaim =
+  | { kind: "claimed" }
+  | { kind: "replay"; status: number; body: unknown }
+  | { kind: "in-progress" }
+  | { kind: "mismatch" };
+
+export interface IdempotencyOptions {
+  /** How long a running claim holds the key before a new request may take it over (the claimant presumed dead). */
+  leaseMs?: number;
+  /** How long a key is kept. */
+  ttlMs?: number;
+  /** Chance that a claim also deletes up to 100 expired keys (keeps the table small without a sweeper job). */
+  pruneChance?: number;
+}
+
+export const idempotencyLeaseMs = 60_000;
+export const idempotencyTtlMs = 24 * 60 * 60_000;
+
+interface ClaimRow {
+  claimed: boolean;
+  fingerprint: string | null;
+  state: "running" | "done" | null;
+  response_status: number | null;
+  response_body: unknown;
+}
+
+// One statement: take the key when it is new, expired, or its running lease has lapsed; otherwise read the holder.
+// The read uses the statement's snapshot, so a holder that committed after it started is invisible: with nothing
+// claimed and nothing visible, the only explanation is a concurrent claimant, hence in-progress. The prune CTE
+// drops a few expired keys now and then (never our own row, never one in use).
+const claimSql = `
+WITH pruned AS (
+  DELETE FROM idempotency_keys
+   WHERE (app_id, actor, route, key) IN (
+     SELECT p.app_id, p.actor, p.route, p.key FROM idempotency_keys AS p
+      WHERE p.expires_at < now() AND (SELECT random()) < $8::float8
+        AND NOT (p.app_id = $1 AND p.actor = $2 AND p.route = $3 AND p.key = $4)
+      LIMIT 100 FOR UPDATE SKIP LOCKED)
+), claimed AS (
+  INSERT INTO idempotency_keys AS k (app_id, actor, route, key, fingerprint, state, locked_until, expires_at)
+  VALUES ($1, $2, $3, $4, $5, 'running',
+          now() + $6::float8 * interval '1 millisecond', now() + $7::float8 * interval '1 millisecond')
+  ON CONFLICT (app_id, actor, route, key) DO UPDATE
+     SET fingerprint = excluded.fingerprint, state = 'running', response_status = NULL, response_body = NULL,
+         locked_until = excluded.locked_until, expires_at = excluded.expires_at
+   WHERE k.expires_at <= now() OR (k.state = 'running' AND k.locked_until <= now())
+  RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, e.fingerprint, e.state, e.response_status, e.response_body
+  FROM (VALUES (1)) AS one (x)
+  LEFT JOIN idempotency_keys AS e
+    ON e.app_id = $1 AND e.actor = $2 AND e.route = $3 AND e.key = $4
+   AND e.expires_at > now() AND NOT (e.state = 'running' AND e.locked_until <= now())`;
+
+/**
+ * Claims `scope` for a request whose body has `fingerprint`, in one statement. A different body under a live key
+ * is a mismatch even while the first request runs (422 wins over 409). An expired key, or a running claim whose
+ * lease lapsed, is free again whatever the body.
+ */
+export const claimIdempotencyKey = async (
+  sql: Sql,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  options: IdempotencyOptions = {},
+): Promise<IdempotencyClaim> => {
+  const [row] = await sql.query<ClaimRow>(claimSql, [
+    scope.appId,
+    scope.actor,
+    scope.route,
+    scope.key,
+    fingerprint,
+    options.leaseMs ?? idempotencyLeaseMs,
+    options.ttlMs ?? idempotencyTtlMs,
+    options.pruneChance ?? 0.01,
+  ]);
+  if (!row) throw new Error("idempotency claim returned no row");
+  if (row.claimed) return { kind: "claimed" };
+  if (row.state === null) return { kind: "in-progress" };
+  if (row.fingerprint !== fingerprint) return { kind: "mismatch" };
+  if (row.state === "done") return { kind: "replay", status: Number(row.response_status), body: row.response_body };
+  return { kind: "in-progress" };
+};
+
+/** Frees a running claim at once (the request failed), so the client can fix the request and retry. */
+export const releaseIdempotencyKey = async (sql: Sql, scope: IdempotencyScope): Promise<void> => {
+  await sql.query(
+    "DELETE FROM idempotency_keys WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4 AND state = 'running'",
+    [scope.appId, scope.actor, scope.route, scope.key],
+  );
+};
+
+/**
+ * The statement that stores a successful response on the running claim, for embedding as a data-modifying CTE in
+ * the statement that does the work (`WITH post AS (INSERT ...), done AS (<this>) SELECT ...`).
+ * `p` allocates a placeholder for a value in the host statement and returns it (e.g. `placeholders().add`).
+ */
+export const completeIdempotencyClause = (
+  p: (value: SqlValue) => string,
+  scope: IdempotencyScope,
+  status: number,
+  body: unknown,
+  options: Pick<IdempotencyOptions, "ttlMs"> = {},
+): string =>
+  `UPDATE idempotency_keys
+      SET state = 'done', response_status = ${p(status)}::integer, response_body = ${p(JSON.stringify(body ?? null))}::json,
+          expires_at = now() + ${p(options.ttlMs ?? idempotencyTtlMs)}::float8 * interval '1 millisecond'
+    WHERE app_id = ${p(scope.appId)} AND actor = ${p(scope.actor)} AND route = ${p(scope.route)}
+      AND key = ${p(scope.key)} AND state = 'running'`;
+
+/** Standalone form of completeIdempotencyClause: one statement. */
+export const completeIdempotencyKey = async (
+  sql: Sql,
+  scope: IdempotencyScope,
+  status: number,
+  body: unknown,
+  options: Pick<IdempotencyOptions, "ttlMs"> = {},
+): Promise<void> => {
+  const p = placeholders();
+  await sql.query(completeIdempotencyClause(p.add, scope, status, body, options), p.values);
+};

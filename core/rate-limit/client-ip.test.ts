@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { clientIp, normaliseIp } from "./client-ip";
+
+const req = (xff: string | string[] | undefined, sourceIp = "10.0.0.1") => ({
+  headers: xff === undefined ? {} : { "x-forwarded-for": xff },
+  sourceIp,
+});
+const forwarded = (hops: number) => ({ source: "forwarded" as const, trustedProxyHops: hops });
+
+describe("client IP", () => {
+  it("edge: the address the edge saw, whatever X-Forwarded-For says", () => {
+    expect(clientIp(req("6.6.6.6", "203.0.113.9"), { source: "edge", trustedProxyHops: 2 })).toBe("203.0.113.9");
+  });
+
+  it("forwarded with 0 trusted hops ignores X-Forwarded-For, which the client can forge", () => {
+    expect(clientIp(req("6.6.6.6", "203.0.113.9"), forwarded(0))).toBe("203.0.113.9");
+  });
+
+  it("forwarded with 1 trusted hop takes the address the proxy appended, not ones the client sent", () => {
+    // The client forged "6.6.6.6"; the trusted proxy appended the real peer 198.51.100.7.
+    expect(clientIp(req("6.6.6.6, 198.51.100.7", "10.0.0.1"), forwarded(1))).toBe("198.51.100.7");
+  });
+
+  it("forwarded with 2 trusted hops skips the inner proxy's entry", () => {
+    expect(clientIp(req("6.6.6.6, 198.51.100.7, 10.0.0.2", "10.0.0.1"), forwarded(2))).toBe("198.51.100.7");
+  });
+
+  it("prepending forged entries does not move the derived address", () => {
+    const honest = clientIp(req("198.51.100.7"), forwarded(1));
+    const forged = clientIp(req("1.1.1.1, 2.2.2.2, 3.3.3.3, 198.51.100.7"), forwarded(1));
+    expect(forged).toBe(honest);
+  });
+
+  it("repeated X-Forwarded-For headers are read as one list in order", () => {
+    expect(clientIp(req(["6.6.6.6", "198.51.100.7, 10.0.0.2"]), forwarded(2))).toBe("198.51.100.7");
+  });
+
+  it("more hops than entries clamps to the first entry", () => {
+    expect(clientIp(req("198.51.100.7"), forwarded(5))).toBe("198.51.100.7");
+    expect(clientIp(req(undefined, "203.0.113.9"), forwarded(3))).toBe("203.0.113.9");
+  });
+
+  it("a malformed entry at the trusted position falls back to the source address", () => {
+    expect(clientIp(req("unknown"), forwarded(1))).toBe("10.0.0.1");
+  });
+
+  it("ports and IPv6 brackets are stripped and IPv4-mapped IPv6 becomes IPv4", () => {
+    expect(normaliseIp("198.51.100.7:4711")).toBe("198.51.100.7");
+    expect(normaliseIp("[2001:DB8::1]:443")).toBe("2001:db8::1");
+    expect(normaliseIp("[2001:db8::1]")).toBe("2001:db8::1");
+    expect(normaliseIp("2001:db8::1")).toBe("2001:db8::1");
+    expect(normaliseIp("::ffff:198.51.100.7")).toBe("198.51.100.7");
+    expect(clientIp(req(undefined, "::ffff:203.0.113.9"), forwarded(0))).toBe("203.0.113.9");
+    expect(clientIp(req("[2001:db8::7]:5000"), forwarded(1))).toBe("2001:db8::7");
+  });
+});

@@ -1,0 +1,44 @@
+import { isIP } from "node:net";
+
+export interface ClientIpOptions {
+  /** `edge`: the address the edge saw. `forwarded`: X-Forwarded-For, read through `trustedProxyHops` trusted proxies. */
+  source: "forwarded" | "edge";
+  trustedProxyHops: number;
+}
+
+export interface ClientIpRequest {
+  /** Header names lower-cased; a repeated header may arrive comma-joined or as an array. */
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  sourceIp: string;
+}
+
+/** Strips quotes, IPv6 brackets and ports, and turns IPv4-mapped IPv6 (`::ffff:1.2.3.4`) into IPv4. */
+export const normaliseIp = (raw: string): string => {
+  let s = raw.trim().replace(/^"(.*)"$/, "$1");
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) s = bracketed[1]!;
+  else if (/^[^:]+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":")); // IPv4 or name with a port; bare IPv6 has several colons
+  s = s.toLowerCase();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
+  return mapped ? mapped[1]! : s;
+};
+
+const forwardedFor = (value: string | readonly string[] | undefined): string[] =>
+  (typeof value === "string" ? [value] : (value ?? []))
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+
+/**
+ * The client address used by the IP rate limits. With `forwarded`, each trusted proxy appends the address it saw,
+ * so the client is the entry `trustedProxyHops` places left of the socket address; entries further left are
+ * written by the client and never trusted. With 0 hops X-Forwarded-For is ignored.
+ */
+export const clientIp = (req: ClientIpRequest, opts: ClientIpOptions): string => {
+  const source = normaliseIp(req.sourceIp) || "unknown";
+  if (opts.source === "edge" || opts.trustedProxyHops <= 0) return source;
+  const addresses = [...forwardedFor(req.headers["x-forwarded-for"]), req.sourceIp];
+  const picked = normaliseIp(addresses[Math.max(0, addresses.length - 1 - Math.floor(opts.trustedProxyHops))]!);
+  // A trusted proxy writes a well-formed address; anything else means a misconfigured hop count, so fall back.
+  return isIP(picked) ? picked : source;
+};

@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, dataApiBackends, migrationsDir, type TestDatabase } from "../../test/support/databases";
+import { countStatements } from "../sql/count-statements";
+import { migrate } from "../sql/migrate";
+import { openPostgres } from "../sql/postgres";
+import type { Sql } from "../sql/port";
+import { retryAfterSeconds } from "./rate-limit-headers";
+import { takeRateLimits, type RateLimitRequest } from "./take-rate-limits";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleepUntil = (t: number) => sleep(Math.max(0, t - Date.now()));
+const limiter = (limit: number, windowMs: number, name = "actor"): RateLimitRequest => ({
+  name,
+  key: `${name}:${randomUUID()}`,
+  limit,
+  windowMs,
+});
+const takeMany = async (sql: Sql, hits: RateLimitRequest[], n: number) => {
+  const allowed: boolean[] = [];
+  for (let i = 0; i < n; i++) allowed.push((await takeRateLimits(sql, hits)).allowed);
+  return allowed;
+};
+
+describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backend) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await backend.open();
+    await migrate(db, migrationsDir);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("a limit of N allows exactly N requests in the window, then denies", async () => {
+    const hit = limiter(5, 60_000);
+    expect(await takeMany(db, [hit], 7)).toEqual([true, true, true, true, true, false, false]);
+  });
+
+  it("remaining counts down with each admitted request", async () => {
+    const hit = limiter(3, 60_000);
+    const remaining = [];
+    for (let i = 0; i < 4; i++) remaining.push((await takeRateLimits(db, [hit])).results[0]!.remaining);
+    expect(remaining).toEqual([2, 1, 0, 0]);
+  });
+
+  it("taking a request's limiters costs exactly one SQL statement", async () => {
+    const counted = countStatements(db);
+    await takeRateLimits(counted, [limiter(10, 60_000, "actor"), limiter(100, 60_000, "ip")]);
+    expect(counted.count).toBe(1);
+  });
+
+  it("the window slides: a slot comes back when its hit leaves the window, one at a time", async () => {
+    const W = 1_000;
+    const hit = limiter(2, W);
+    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
+    const firstBy = Date.now(); // the first hit was recorded no later than this
+    await sleep(W / 2);
+    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
+    expect((await takeRateLimits(db, [hit])).allowed).toBe(false);
+    // The first hit has left the window, the second has not: exactly one slot is back.
+    await sleepUntil(firstBy + W + 100);
+    expect(await takeMany(db, [hit], 2)).toEqual([true, false]);
+  });
+
+  it("Retry-After is positive and never longer than the window", async () => {
+    const W = 5_000;
+    const hit = limiter(2, W);
+    await takeMany(db, [hit], 2);
+    const denied = await takeRateLimits(db, [hit]);
+    expect(denied.allowed).toBe(false);
+    const r = denied.results[0]!;
+    expect(r.resetMs).toBeGreaterThan(0);
+    expect(r.resetMs).toBeLessThanOrEqual(W);
+    expect(retryAfterSeconds(denied.results)).toBeGreaterThanOrEqual(1);
+    expect(retryAfterSeconds(denied.results)).toBeLessThanOrEqual(W / 1000);
+  });
+
+  it("Retry-After is when the request would be admitted again", async () => {
+    const W = 1_500;
+    const hit = limiter(1, W);
+    await takeRateLimits(db, [hit]);
+    const denied = await takeRateLimits(db, [hit]);
+    const resetMs = denied.results[0]!.resetMs;
+    await sleep(Math.max(0, resetMs - 400));
+    expect((await takeRateLimits(db, [hit])).allowed).toBe(false);
+    await sleep(600);
+    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
+  });
+
+  it("the actor and IP limiters apply together and a denial by either denies the request", async () => {
+    const actor = limiter(2, 60_000, "actor");
+    const ip = limiter(3, 60_000, "ip");
+    expect(await takeMany(db, [actor, ip], 3)).toEqual([true, true, false]);
+    const byActor = await takeRateLimits(db, [actor, ip]);
+    expect(byActor.results.map((r) => [r.name, r.allowed])).toEqual([
+      ["actor", false],
+      ["ip", true],
+    ]);
+    // Another actor behind the same address uses the last IP slot, then the IP limiter denies it.
+    const other = limiter(10, 60_000, "actor");
+    expect(await takeMany(db, [other, ip], 2)).toEqual([true, false]);
+    const byIp = await takeRateLimits(db, [other, ip]);
+    expect(byIp.results.find((r) => r.name === "ip")!.allowed).toBe(false);
+    expect(byIp.results.find((r) => r.name === "actor")!.allowed).toBe(true);
+  });
+
+  it("a request denied by one limiter is not counted by the others", async () => {
+    const actor = limiter(1, 60_000, "actor");
+    const ip = limiter(5, 60_000, "ip");
+    await takeMany(db, [actor, ip], 4); // one admitted, three denied by the actor limiter
+    const ipAlone = await takeRateLimits(db, [ip]);
+    expect(ipAlone.results[0]!.remaining).toBe(3);
+  });
+
+  it("different keys have independent counters", async () => {
+    const a = limiter(1, 60_000);
+    const b = limiter(1, 60_000);
+    expect(await takeMany(db, [a], 2)).toEqual([true, false]);
+    expect(await takeMany(db, [b], 2)).toEqual([true, false]);
+  });
+
+  it("50 parallel takes against a limit of 10 admit exactly 10", async () => {
+    const hit = limiter(10, 60_000);
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => takeRateLimits(db, [hit])));
+    expect(outcomes.filter((o) => o.allowed)).toHaveLength(10);
+  });
+
+  it("no window edge lets through twice the limit: right after a boundary the sliding log still denies", async () => {
+    // A fixed-window counter resets at multiples of W; fill the limit just before such a boundary and try again
+    // just after it. The sliding log must refuse until the hits themselves are a window old.
+    const W = 1_000;
+    const hit = limiter(5, W);
+    const boundary = Math.ceil((Date.now() + 400) / W) * W;
+    await sleepUntil(boundary - 200);
+    const filledAt = Date.now();
+    expect(await takeMany(db, [hit], 5)).toEqual([true, true, true, true, true]);
+    await sleepUntil(boundary + 150);
+    expect(await takeMany(db, [hit], 5)).toEqual([false, false, false, false, false]);
+    await sleepUntil(filledAt + W + 300);
+    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
+  });
+
+  it("rows whose every hit has left the window are pruned", async () => {
+    const hit = limiter(3, 200);
+    await takeRateLimits(db, [hit]);
+    await sleep(300);
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
+    expect(await db.query("SELECT key FROM rate_limit_hits WHERE key = $1", [hit.key])).toEqual([]);
+  });
+
+  it("a live row is not pruned", async () => {
+    const hit = limiter(3, 60_000);
+    await takeRateLimits(db, [hit]);
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
+    expect(await db.query("SELECT key FROM rate_limit_hits WHERE key = $1", [hit.key])).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("rate limits shared by processes on postgres", () => {
+  it("two processes (separate pools) taking 50 requests in parallel against a limit of 10 admit exactly 10", async () => {
+    const postgres = backends.find((b) => b.name === "postgres")!;
+    const db = await postgres.open();
+    await migrate(db, migrationsDir).catch(async (error) => {
+      await db.close();
+      throw error;
+    });
+    const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
+    try {
+      const hit = limiter(10, 60_000);
+      const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => takeRateLimits(i % 2 ? a : b, [hit])));
+      expect(outcomes.filter((o) => o.allowed)).toHaveLength(10);
+      const [row] = await db.query<{ n: number }>("SELECT cardinality(hits) AS n FROM rate_limit_hits WHERE key = $1", [
+        hit.key,
+      ]);
+      expect(row!.n).toBe(10);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await db.close();
+    }
+  });
+
+  it("two processes taking overlapping actor and IP limiters in opposite order do not deadlock", async () => {
+    const postgres = backends.find((b) => b.name === "postgres")!;
+    const db = await postgres.open();
+    await migrate(db, migrationsDir).catch(async (error) => {
+      await db.close();
+      throw error;
+    });
+    const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
+    try {
+      const actor = limiter(1_000, 60_000, "actor");
+      const ip = limiter(1_000, 60_000, "ip");
+      const outcomes = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 ? takeRateLimits(a, [actor, ip]) : takeRateLimits(b, [ip, actor]))),
+      );
+      expect(outcomes.every((o) => o.allowed)).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await db.close();
+    }
+  });
+});
