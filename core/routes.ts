@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "./http/route";
 import { listPostsQuerySchema, listRepliesQuerySchema, postIdParamsSchema } from "./posts/list-query";
 import { pageSchema, postViewSchema } from "./posts/post-view-schema";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorStatus, type ErrorCode } from "../http/errors";
 import type { RouteDef } from "../http/route";
 import { routeList } from "../routes";

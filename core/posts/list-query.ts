@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { postRecordSchema } from "../records/post-schema";
 
 export const stageNames = ["denoise", "trim", "transcribe", "waveform"] as const;

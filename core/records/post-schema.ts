@@ -1,6 +1,6 @@
 import { isAtUriString, isValidLanguage } from "@atproto/syntax";
 import { CID } from "multiformats/cid";
-import { z } from "zod";
+import * as z from "zod";
 import { type AcceptedMimeType, acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "../audio/accepted-types";
 import { nsids } from "./nsids";
 import { graphemeLength, utf8Length } from "./text-length";
