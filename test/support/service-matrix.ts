@@ -1,7 +1,13 @@
-import { backends } from "./databases";
+import { backends, dataApiBackends } from "./databases";
 import type { DriverName } from "./test-service";
 
-/** Every HTTP suite runs through both drivers (Node host, Lambda events) on every SQL backend available. */
-export const serviceMatrix = backends.flatMap((backend) =>
-  (["node", "lambda"] as DriverName[]).map((driver) => ({ name: `${driver} on ${backend.name}`, driver, sql: backend.open })),
-);
+/**
+ * Every HTTP suite runs through both drivers (Node host, Lambda events) on every SQL backend available, plus the
+ * deployed combination: Lambda events over the RDS Data API (an emulator in front of the same database engines).
+ */
+export const serviceMatrix = [
+  ...backends.flatMap((backend) =>
+    (["node", "lambda"] as DriverName[]).map((driver) => ({ name: `${driver} on ${backend.name}`, driver, sql: backend.open })),
+  ),
+  ...dataApiBackends.map((backend) => ({ name: `lambda on ${backend.name}`, driver: "lambda" as DriverName, sql: backend.open })),
+];
