@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, dataApiBackends, migrationsDir, type TestDatabase } from "../../test/support/databases";
+import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
 import { countStatements } from "../sql/count-statements";
-import { migrate } from "../sql/migrate";
 import { placeholders } from "../sql/placeholders";
 import { openPostgres } from "../sql/postgres";
 import {
@@ -25,8 +24,7 @@ const newScope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
 describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", (backend) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await backend.open();
-    await migrate(db, migrationsDir);
+    db = await migratedDatabase(backend);
   });
   afterAll(async () => {
     await db?.close();
@@ -185,11 +183,7 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("idempotency claims shared by processes on postgres", () => {
   it("50 parallel claims of one key from two processes (separate pools) yield exactly one claimed", async () => {
     const postgres = backends.find((b) => b.name === "postgres")!;
-    const db = await postgres.open();
-    await migrate(db, migrationsDir).catch(async (error) => {
-      await db.close();
-      throw error;
-    });
+    const db = await migratedDatabase(postgres);
     const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
     try {
       const scope = newScope();

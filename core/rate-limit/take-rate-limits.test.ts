@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, dataApiBackends, migrationsDir, type TestDatabase } from "../../test/support/databases";
+import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
 import { countStatements } from "../sql/count-statements";
-import { migrate } from "../sql/migrate";
 import { openPostgres } from "../sql/postgres";
 import type { Sql } from "../sql/port";
 import { retryAfterSeconds } from "./rate-limit-headers";
@@ -25,8 +24,7 @@ const takeMany = async (sql: Sql, hits: RateLimitRequest[], n: number) => {
 describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backend) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await backend.open();
-    await migrate(db, migrationsDir);
+    db = await migratedDatabase(backend);
   });
   afterAll(async () => {
     await db?.close();
@@ -160,11 +158,7 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
 describe.skipIf(!process.env.TEST_DATABASE_URL)("rate limits shared by processes on postgres", () => {
   it("two processes (separate pools) taking 50 requests in parallel against a limit of 10 admit exactly 10", async () => {
     const postgres = backends.find((b) => b.name === "postgres")!;
-    const db = await postgres.open();
-    await migrate(db, migrationsDir).catch(async (error) => {
-      await db.close();
-      throw error;
-    });
+    const db = await migratedDatabase(postgres);
     const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
     try {
       const hit = limiter(10, 60_000);
@@ -182,11 +176,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("rate limits shared by processes
 
   it("two processes taking overlapping actor and IP limiters in opposite order do not deadlock", async () => {
     const postgres = backends.find((b) => b.name === "postgres")!;
-    const db = await postgres.open();
-    await migrate(db, migrationsDir).catch(async (error) => {
-      await db.close();
-      throw error;
-    });
+    const db = await migratedDatabase(postgres);
     const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
     try {
       const actor = limiter(1_000, 60_000, "actor");
