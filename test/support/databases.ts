@@ -63,7 +63,7 @@ export const backends: DatabaseBackend[] = [
 ];
 
 /** A fresh database of that backend with the project's migrations applied. */
-export const migratedDatabase = async (backend: { open(): Promise<TestDatabase> }): Promise<TestDatabase> => {
+export const migratedDatabase = async (backend: { name: string; open(): Promise<TestDatabase> }): Promise<TestDatabase> => {
   if (backend.name === "pglite") {
     return openPglite("memory", { loadDataDir: await pgliteTemplate("migrated") });
   }
