@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { requestLogger } from "../observability/logger";
 import { clientIp } from "../rate-limit/client-ip";
 import { countStatements } from "../sql/count-statements";
+import { isDependencyUnavailable } from "./dependency-unavailable";
 import { AppError } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { idempotency } from "./middleware/idempotency";
@@ -83,7 +84,11 @@ const jsonHeaders = { "Content-Type": "application/json; charset=utf-8" };
 export const errorResponse = (error: unknown, requestId: string, log?: { error(msg: string, e: Error): void }): HttpResponse => {
   const known = error instanceof AppError ? error : undefined;
   if (!known) log?.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
-  const failure = known ?? new AppError("INTERNAL", "internal error");
+  const failure =
+    known ??
+    (isDependencyUnavailable(error)
+      ? new AppError("SERVICE_UNAVAILABLE", "a dependency is unavailable; retry later")
+      : new AppError("INTERNAL", "internal error"));
   const body = {
     success: false,
     error: { message: failure.message, code: failure.code, ...(failure.issues ? { issues: failure.issues } : {}) },

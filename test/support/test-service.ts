@@ -58,6 +58,8 @@ export const startTestService = async (opts: {
   now?: () => Date;
   /** Another blob store than the temp-dir file store (the S3 emulator). */
   blobs?: BlobStore;
+  /** Last word on the environment, once the base URL is known. */
+  configure?: (env: Record<string, string>, baseUrl: string) => void;
 }) => {
   const dids = await startDidServer();
   const tenant = (appId: string): TestTenant => ({ appId, token: `tok-${appId}-${randomBytes(20).toString("hex")}`, did: dids.didOf(appId) });
@@ -81,6 +83,7 @@ export const startTestService = async (opts: {
     TRUSTED_PROXY_HOPS: "1",
     ...opts.env,
   };
+  opts.configure?.(env, baseUrl);
   const logger = createLogger((env.LOG_LEVEL as "silent") ?? "silent");
   const config = parseConfig(env, logger);
   const sql = await opts.sql();

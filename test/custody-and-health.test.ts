@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { SqlBackend } from "../core/sql/port";
+import { backends } from "./support/databases";
+import { startTestService, type TestService } from "./support/test-service";
+
+let svc: TestService | undefined;
+afterEach(async () => {
+  await svc?.close();
+  svc = undefined;
+});
+
+describe("custody and health over the Node host", () => {
+  it("the Node host serves /.well-known/did.json for a local tenant whose did:web names its own host, which proves its custody", async () => {
+    const localToken = "local-tenant-token-0123456789abcdef0123456789";
+    // The test service listens on SVC_PUBLIC_BASE_URL's port; a tenant whose DID names that host is served locally.
+    svc = await startTestService({
+      driver: "node",
+      sql: backends[0]!.open,
+      configure: (env, baseUrl) => {
+        const host = new URL(baseUrl).host;
+        env.SVC_APP_TOKENS += `,local:${localToken}`;
+        env.SVC_APP_DIDS += `,local:did:web:${encodeURIComponent(host)}`;
+      },
+    });
+    const host = new URL(svc.baseUrl).host;
+    const doc = await fetch(`${svc.baseUrl}/.well-known/did.json`).then((r) => r.json());
+    expect(doc).toMatchObject({
+      id: `did:web:${encodeURIComponent(host)}`,
+      service: [{ id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint: "http://pds.test" }],
+    });
+    const res = await svc.post("/api/v1/posts", { token: localToken, actor: "me", json: { text: "proven locally" } });
+    expect(res.status).toBe(201);
+  });
+
+  it("/health never answers 500: an unreachable record store reports records unavailable", async () => {
+    let broken = false;
+    const failing = async (): Promise<SqlBackend> => {
+      const sql = await backends[0]!.open();
+      return {
+        ...sql,
+        kind: sql.kind,
+        close: () => sql.close(),
+        transaction: (fn) => sql.transaction(fn),
+        query: (text, params) => (broken ? Promise.reject(new Error("connection refused")) : sql.query(text, params)),
+      };
+    };
+    svc = await startTestService({ driver: "node", sql: failing });
+    broken = true;
+    const res = await svc.get("/health", { token: null });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ ok: true, records: "unavailable", blobs: "empty" });
+  });
+
+  it("a record store that cannot be reached answers 503 SERVICE_UNAVAILABLE", async () => {
+    let broken = false;
+    const failing = async (): Promise<SqlBackend> => {
+      const sql = await backends[0]!.open();
+      const refused = () => Promise.reject(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+      return { ...sql, kind: sql.kind, close: () => sql.close(), transaction: (fn) => sql.transaction(fn), query: (t, p) => (broken ? refused() : sql.query(t, p)) };
+    };
+    svc = await startTestService({ driver: "node", sql: failing });
+    broken = true;
+    const res = await svc.post("/api/v1/posts", { actor: "x", json: { text: "t" } });
+    expect(res.status).toBe(503);
+    expect(res.json.error.code).toBe("SERVICE_UNAVAILABLE");
+  });
+
+  it("an unexpected failure answers 500 INTERNAL with the envelope and no stack trace", async () => {
+    let broken = false;
+    const failing = async (): Promise<SqlBackend> => {
+      const sql = await backends[0]!.open();
+      return { ...sql, kind: sql.kind, close: () => sql.close(), transaction: (fn) => sql.transaction(fn), query: (t, p) => (broken ? Promise.reject(new Error("boom at secret/path.ts:12")) : sql.query(t, p)) };
+    };
+    svc = await startTestService({ driver: "node", sql: failing });
+    broken = true;
+    const res = await svc.get("/api/v1/posts", { actor: "x" });
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ success: false, error: { code: "INTERNAL", message: "internal error" }, requestId: res.headers["x-request-id"] });
+  });
+});
