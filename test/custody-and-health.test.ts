@@ -32,6 +32,20 @@ describe("custody and health over the Node host", () => {
     expect(res.status).toBe(201);
   });
 
+  it("in production the Node host never serves a did.json of its own", async () => {
+    svc = await startTestService({
+      driver: "node",
+      sql: backends[0]!.open,
+      env: { NODE_ENV: "production" },
+      configure: (env, baseUrl) => {
+        env.SVC_APP_TOKENS += ",local:local-tenant-token-0123456789abcdef0123456789";
+        env.SVC_APP_DIDS += `,local:did:web:${encodeURIComponent(new URL(baseUrl).host)}`;
+      },
+    });
+    const res = await fetch(`${svc.baseUrl}/.well-known/did.json`);
+    expect(res.status).toBe(404);
+  });
+
   it("/health never answers 500: an unreachable record store reports records unavailable", async () => {
     let broken = false;
     const failing = async (): Promise<SqlBackend> => {

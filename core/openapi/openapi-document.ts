@@ -107,7 +107,9 @@ export const openApiDocument = (baseUrl: string): Json => {
   const paths: Record<string, Json> = {};
   for (const route of routeList as readonly RouteDef[]) {
     if (route.internal) continue;
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
+    const op = operation(route);
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: op };
+    if (route.head) paths[route.path]!.head = { ...op, operationId: `${op.operationId}Head`, summary: `${route.summary} (headers only)` };
   }
   const document = {
     openapi: "3.1.0",

@@ -3,10 +3,11 @@ import type { HttpResponse } from "../http/types";
 
 /**
  * For local development only: the Node host answers `/.well-known/did.json` for a tenant whose did:web names this
- * host, so a deployment with no public domain can still prove custody of its DID.
+ * host, so a deployment with no public domain can still prove custody of its DID. Never in production, where a
+ * service vouching for itself would prove nothing.
  */
 export const localDidDocument = (config: Config, method: string, path: string, host: string | undefined): HttpResponse | undefined => {
-  if (path !== "/.well-known/did.json" || (method !== "GET" && method !== "HEAD") || !host) return undefined;
+  if (config.production || path !== "/.well-known/did.json" || (method !== "GET" && method !== "HEAD") || !host) return undefined;
   const did = `did:web:${encodeURIComponent(host.toLowerCase())}`;
   const tenant = [...config.tenants.values()].find((t) => t.did === did);
   if (!tenant) return undefined;
