@@ -14,7 +14,17 @@ const page = `<!doctype html>
     <div id="app"></div>
     <script src="${routes.referenceScript.path}"></script>
     <script>
-      Scalar.createApiReference("#app", { url: "${routes.openapi.path}", withDefaultFonts: false, hideClientButton: true });
+      // Offline and self-contained: no web fonts, no hosted AI agent, MCP generator, telemetry or developer toolbar.
+      Scalar.createApiReference("#app", {
+        url: "${routes.openapi.path}",
+        withDefaultFonts: false,
+        hideClientButton: true,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        telemetry: false,
+        showDeveloperTools: "never",
+        showToolbar: "never",
+      });
     </script>
   </body>
 </html>
