@@ -4,8 +4,7 @@ import { listPostsQuerySchema, listRepliesQuerySchema, postIdParamsSchema } from
 import { pageSchema, postViewSchema } from "./posts/post-view-schema";
 import { blobRefSchema, createPostBodySchema } from "./records/post-schema";
 import { healthSchema } from "./health/health-schema";
-import { createUploadResponseSchema, playbackQuerySchema, uploadIdParamsSchema } from "./audio/audio-route-schemas";
-import { createUploadBody } from "./audio/create-upload-body";
+import { createUploadBody, createUploadResponseSchema, playbackQuerySchema, uploadIdParamsSchema } from "./audio/audio-route-schemas";
 
 /** JSON write bodies are capped at 256 KiB (413 beyond). */
 export const JSON_BODY_LIMIT = 262_144;

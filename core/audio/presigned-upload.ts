@@ -15,21 +15,15 @@ import { blobRef } from "./blob-ref";
 import type { IngestedAudio } from "./ingest-audio";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 import { claimUpload, insertUpload } from "./upload-records";
+import type * as z from "zod";
+import type { createUploadResponseSchema } from "./audio-route-schemas";
 
 /** How long the presigned POST accepts the bytes. */
 export const uploadWindowSeconds = 900;
 /** A completion may come this long after the window closed (a slow upload that started in time). */
 const completionGraceSeconds = 3600;
 
-export { createUploadBody } from "./create-upload-body";
-
-export interface CreatedUpload {
-  uploadId: string;
-  /** POST a multipart form to `url`: every entry of `fields`, then the bytes as `file`. */
-  url: string;
-  fields: Record<string, string>;
-  expiresAt: string;
-}
+export type CreatedUpload = z.output<typeof createUploadResponseSchema>;
 
 const s3Only = (store: BlobStore): S3BlobStore => {
   if (store.kind !== "s3") throw new AppError("NOT_FOUND", "direct uploads exist only on S3 deployments; use POST /api/v1/audio/upload");
