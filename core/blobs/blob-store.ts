@@ -70,3 +70,25 @@ export interface S3BlobStore extends BlobStoreBase {
 }
 
 export type BlobStore = FsBlobStore | S3BlobStore;
+
+/** A staged write that settles once: committed by moving its staging key to the final key, or discarded. */
+export const settleOnce = (
+  store: Pick<BlobStoreBase, "move">,
+  stagingKey: string,
+  stream: Writable,
+  discard: () => Promise<void>,
+): StagedWrite => {
+  let settled = false;
+  return {
+    stream,
+    async commit(finalKey) {
+      if (settled) throw new Error("staged write already settled");
+      settled = true;
+      await store.move(stagingKey, finalKey);
+    },
+    async discard() {
+      settled = true;
+      await discard();
+    },
+  };
+};

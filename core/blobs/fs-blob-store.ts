@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { assertSafeKey } from "./blob-key";
-import type { BlobRead, ByteRange, FsBlobStore, StagedWrite } from "./blob-store";
+import { type BlobRead, type ByteRange, type FsBlobStore, settleOnce, type StagedWrite } from "./blob-store";
 
 // Temp files live in the same tree as their final keys, so the closing rename never crosses filesystems.
 const stagingPrefix = "staging/";
@@ -68,20 +68,10 @@ export function createFsBlobStore(dir: string): FsBlobStore {
     await mkdir(dirname(path), { recursive: true });
     const handle = await open(path, "wx");
     const stream = fileWriter(handle);
-    let settled = false;
-    return {
-      stream,
-      async commit(finalKey) {
-        if (settled) throw new Error("staged write already settled");
-        settled = true;
-        await store.move(key, finalKey);
-      },
-      async discard() {
-        settled = true;
-        stream.destroy();
-        await rm(path, { force: true });
-      },
-    };
+    return settleOnce(store, key, stream, async () => {
+      stream.destroy();
+      await rm(path, { force: true });
+    });
   }
 
   async function walk(absolute: string, key: string, out: string[]): Promise<void> {

@@ -13,7 +13,7 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { createPresignedPost } from "@aws-sdk/s3-presigned-post";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { assertSafeKey } from "./blob-key";
-import type { BlobRead, S3BlobStore, StagedWrite } from "./blob-store";
+import { type BlobRead, type S3BlobStore, settleOnce, type StagedWrite } from "./blob-store";
 
 const isNotFound = (error: unknown) => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -104,20 +104,10 @@ export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobS
     async stage(options): Promise<StagedWrite> {
       const key = `staging/ingest-${randomUUID()}`;
       const writer = uploadWriter(key, options?.contentType);
-      let settled = false;
-      return {
-        stream: writer.stream,
-        async commit(finalKey) {
-          if (settled) throw new Error("staged write already settled");
-          settled = true;
-          await store.move(key, finalKey);
-        },
-        async discard() {
-          settled = true;
-          await writer.abort();
-          await store.delete(key);
-        },
-      };
+      return settleOnce(store, key, writer.stream, async () => {
+        await writer.abort();
+        await store.delete(key);
+      });
     },
 
     async move(from, to, options) {
