@@ -1,8 +1,8 @@
-import { AppError, validationError } from "../core/http/errors";
+import { AppError } from "../core/http/errors";
 import { implement } from "../core/http/route-call";
 import { DEFAULT_LIMIT } from "../core/posts/list-query";
 import { listPosts } from "../core/posts/post-store";
-import { toPostView } from "../core/posts/post-view";
+import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
 import { routes } from "../core/routes";
 import { lambda } from "../core/runtime/lambda";
@@ -18,9 +18,7 @@ const impl = implement(routes.listPosts, async (call) => {
       ? ({ kind: "root-author", rootAuthorId: rootAuthor, postKind: kind } as const)
       : ({ kind: "own", authorId: call.actor!, postKind: kind } as const);
   const page = await listPosts(call.sql, call.tenant!.appId, list, cursor, limit);
-  if (!page.cursorValid) throw validationError("cursor does not belong to this list", [{ path: ["query", "cursor"], message: "unknown cursor" }]);
-  const projection = projectionOf(call);
-  return { data: { items: page.items.map((row) => toPostView(row, projection)), nextCursor: page.nextCursor } };
+  return { data: pageView(page, projectionOf(call)) };
 });
 
 export default impl;

@@ -1,8 +1,8 @@
-import { AppError, validationError } from "../core/http/errors";
+import { AppError } from "../core/http/errors";
 import { implement } from "../core/http/route-call";
 import { DEFAULT_LIMIT } from "../core/posts/list-query";
 import { listPosts } from "../core/posts/post-store";
-import { toPostView } from "../core/posts/post-view";
+import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
 import { postUri } from "../core/records/at-uri";
 import { isTid } from "../core/records/tid";
@@ -18,9 +18,7 @@ const impl = implement(routes.listReplies, async (call) => {
   const list = { kind: "replies", parentUri: postUri(tenant.did!, postId), parentRkey: postId } as const;
   const page = await listPosts(call.sql, tenant.appId, list, cursor, limit);
   if (!page.anchorFound) throw new AppError("NOT_FOUND", "post not found");
-  if (!page.cursorValid) throw validationError("cursor does not belong to this list", [{ path: ["query", "cursor"], message: "unknown cursor" }]);
-  const projection = projectionOf(call);
-  return { data: { items: page.items.map((row) => toPostView(row, projection)), nextCursor: page.nextCursor } };
+  return { data: pageView(page, projectionOf(call)) };
 });
 
 export default impl;

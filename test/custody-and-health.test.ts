@@ -4,6 +4,18 @@ import { backends } from "./support/databases";
 import { startTestService, type TestService } from "./support/test-service";
 
 let svc: TestService | undefined;
+
+/** A real database whose queries start failing with `error` once `fail()` is called (after startup migrated it). */
+const failingSql = (error: () => Error) => {
+  let failing = false;
+  return {
+    fail: () => void (failing = true),
+    open: async (): Promise<SqlBackend> => {
+      const sql = await backends[0]!.open();
+      return { ...sql, kind: sql.kind, close: () => sql.close(), transaction: (fn) => sql.transaction(fn), query: (t, p) => (failing ? Promise.reject(error()) : sql.query(t, p)) };
+    },
+  };
+};
 afterEach(async () => {
   await svc?.close();
   svc = undefined;
@@ -47,46 +59,27 @@ describe("custody and health over the Node host", () => {
   });
 
   it("/health never answers 500: an unreachable record store reports records unavailable", async () => {
-    let broken = false;
-    const failing = async (): Promise<SqlBackend> => {
-      const sql = await backends[0]!.open();
-      return {
-        ...sql,
-        kind: sql.kind,
-        close: () => sql.close(),
-        transaction: (fn) => sql.transaction(fn),
-        query: (text, params) => (broken ? Promise.reject(new Error("connection refused")) : sql.query(text, params)),
-      };
-    };
-    svc = await startTestService({ driver: "node", sql: failing });
-    broken = true;
+    const db = failingSql(() => new Error("connection refused"));
+    svc = await startTestService({ driver: "node", sql: db.open });
+    db.fail();
     const res = await svc.get("/health", { token: null });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ ok: true, records: "unavailable", blobs: "empty" });
   });
 
   it("a record store that cannot be reached answers 503 SERVICE_UNAVAILABLE", async () => {
-    let broken = false;
-    const failing = async (): Promise<SqlBackend> => {
-      const sql = await backends[0]!.open();
-      const refused = () => Promise.reject(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
-      return { ...sql, kind: sql.kind, close: () => sql.close(), transaction: (fn) => sql.transaction(fn), query: (t, p) => (broken ? refused() : sql.query(t, p)) };
-    };
-    svc = await startTestService({ driver: "node", sql: failing });
-    broken = true;
+    const db = failingSql(() => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+    svc = await startTestService({ driver: "node", sql: db.open });
+    db.fail();
     const res = await svc.post("/api/v1/posts", { actor: "x", json: { text: "t" } });
     expect(res.status).toBe(503);
     expect(res.json.error.code).toBe("SERVICE_UNAVAILABLE");
   });
 
   it("an unexpected failure answers 500 INTERNAL with the envelope and no stack trace", async () => {
-    let broken = false;
-    const failing = async (): Promise<SqlBackend> => {
-      const sql = await backends[0]!.open();
-      return { ...sql, kind: sql.kind, close: () => sql.close(), transaction: (fn) => sql.transaction(fn), query: (t, p) => (broken ? Promise.reject(new Error("boom at secret/path.ts:12")) : sql.query(t, p)) };
-    };
-    svc = await startTestService({ driver: "node", sql: failing });
-    broken = true;
+    const db = failingSql(() => new Error("boom at secret/path.ts:12"));
+    svc = await startTestService({ driver: "node", sql: db.open });
+    db.fail();
     const res = await svc.get("/api/v1/posts", { actor: "x" });
     expect(res.status).toBe(500);
     expect(res.json).toEqual({ success: false, error: { code: "INTERNAL", message: "internal error" }, requestId: res.headers["x-request-id"] });

@@ -1,11 +1,12 @@
 import * as z from "zod";
+import { isTid } from "../records/tid";
 
 const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
 
 /** `limit` is 1 to 100 (default 20); `cursor` is the id of the last item of the previous page. */
 export const pagination = {
-  cursor: z.string().regex(/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/, "cursor is not a post id").optional(),
+  cursor: z.string().refine(isTid, "cursor is not a post id").optional(),
   limit: z
     .string()
     .regex(/^\d{1,3}$/, "limit must be an integer from 1 to 100")
