@@ -1,0 +1,100 @@
+/**
+ * The provider port: what an enrichment stage asks of whoever does the work (a stub, the rendition service,
+ * ElevenLabs, Amazon Transcribe). Providers read and write the shared blob store; no audio is passed by value.
+ */
+import type { AcceptedMimeType } from "../audio/accepted-types";
+
+export type Stage = "denoise" | "trim" | "transcribe" | "waveform";
+
+/** The order a pass runs stages in: the byte-changing ones first, each on the previous one's output. */
+export const stageOrder: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
+
+/** Stages whose output replaces the bytes that later stages work on. */
+export const byteChangingStages: readonly Stage[] = ["denoise", "trim"];
+
+/** Audio in the blob store at `blobs/<appId>/<cid>`: the upload, or a processed variant of it. */
+export interface AudioRef {
+  appId: string;
+  cid: string;
+  mimeType: AcceptedMimeType;
+  size: number;
+  durationMs: number | null;
+}
+
+export interface TranscriptSegment {
+  startMs: number;
+  endMs: number;
+  text: string;
+}
+
+export interface Transcript {
+  text: string;
+  lang?: string;
+  /** The model that produced it, for the transcript record. */
+  model?: string;
+  segments?: TranscriptSegment[];
+}
+
+/** BBC audiowaveform JSON v2, 8 bits. */
+export interface Waveform {
+  version: 2;
+  channels: number;
+  sample_rate: number;
+  samples_per_pixel: number;
+  bits: 8;
+  length: number;
+  data: number[];
+}
+
+/** What every provider call gets: a deadline it must respect (the worker's remaining time) and its abort signal. */
+export interface ProviderCall {
+  signal: AbortSignal;
+  /** Epoch milliseconds by which the call must have returned. */
+  deadline: number;
+}
+
+/** Writes a processed variant to `blobs/<appId>/<cid of its bytes>` and describes it (same MIME family as the input). */
+export interface Denoiser {
+  readonly name: string;
+  denoise(audio: AudioRef, call: ProviderCall): Promise<AudioRef>;
+}
+
+export interface Trimmer {
+  readonly name: string;
+  trim(audio: AudioRef, call: ProviderCall): Promise<AudioRef>;
+}
+
+export interface Transcriber {
+  readonly name: string;
+  readonly model?: string;
+  transcribe(audio: AudioRef, call: ProviderCall): Promise<Transcript>;
+}
+
+export interface WaveformMaker {
+  readonly name: string;
+  waveform(audio: AudioRef, call: ProviderCall): Promise<Waveform>;
+}
+
+export interface StageProviders {
+  denoise: Denoiser;
+  trim: Trimmer;
+  transcribe: Transcriber;
+  waveform: WaveformMaker;
+}
+
+/**
+ * How a provider reports failure. `retry`: the queue should try again later (429, 5xx, network, timeout, or an
+ * asynchronous job still running); `fail`: no retry can fix it (a 4xx, a malformed answer), the stage settles
+ * `failed` with `provider_error`. A provider never puts its API key in the message.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly disposition: "retry" | "fail",
+    message: string,
+    readonly reason: "provider_error" | "timeout" = "provider_error",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "ProviderError";
+  }
+}
