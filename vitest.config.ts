@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["core/**/*.test.ts", "functions/**/*.test.ts", "stacks/**/*.test.ts", "test/**/*.test.ts"],
     // Suites start servers and databases; two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // Type tests (`*.test-d.ts`, expectTypeOf) are checked by tsc as part of the run.
+    typecheck: { enabled: true, include: ["core/**/*.test-d.ts", "functions/**/*.test-d.ts", "test/**/*.test-d.ts"] },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

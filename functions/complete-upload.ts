@@ -7,8 +7,8 @@ const impl = implement(routes.completeUpload, async (call) => {
   const { blob } = await completeUpload({
     store: call.deps.blobs,
     sql: call.sql,
-    appId: call.tenant!.appId,
-    actor: call.actor!,
+    appId: call.tenant.appId,
+    actor: call.actor,
     uploadId: call.params.uploadId,
     now: call.deps.now(),
   });

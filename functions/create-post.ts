@@ -8,14 +8,13 @@ const route = routes.createPost;
 const impl = implement(route, async (call) => ({
   data: await createPost({
     sql: call.sql,
-    appId: call.tenant!.appId,
-    did: call.tenant!.did!,
-    actor: call.actor!,
+    appId: call.tenant.appId,
+    did: call.tenant.did,
+    actor: call.actor,
     actorDid: call.actorDid,
     body: call.body,
     now: call.deps.now(),
     idempotency: call.idempotency,
-    status: route.status,
   }),
 }));
 

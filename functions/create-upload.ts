@@ -8,8 +8,8 @@ const impl = implement(routes.createUpload, async (call) => ({
   data: await createUpload({
     store: call.deps.blobs,
     sql: call.sql,
-    appId: call.tenant!.appId,
-    actor: call.actor!,
+    appId: call.tenant.appId,
+    actor: call.actor,
     mimeType: call.body.mimeType,
     size: call.body.size,
     now: call.deps.now(),

@@ -1,7 +1,7 @@
-import { AppError } from "../core/http/errors";
+import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
 import { DEFAULT_LIMIT } from "../core/posts/list-query";
-import { listPosts } from "../core/posts/post-store";
+import { listPosts, type PostList } from "../core/posts/post-store";
 import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
 import { routes } from "../core/routes";
@@ -10,14 +10,12 @@ import { lambda } from "../core/runtime/lambda";
 /** Without `rootAuthor`: the viewer's own posts (needs the acting actor). With it: replies in that author's threads. */
 const impl = implement(routes.listPosts, async (call) => {
   const { kind, rootAuthor, cursor, limit = DEFAULT_LIMIT } = call.query;
-  if (rootAuthor === undefined && !call.actor) {
-    throw new AppError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor is required to list your own posts");
-  }
-  const list =
-    rootAuthor !== undefined
-      ? ({ kind: "root-author", rootAuthorId: rootAuthor, postKind: kind } as const)
-      : ({ kind: "own", authorId: call.actor!, postKind: kind } as const);
-  const page = await listPosts(call.sql, call.tenant!.appId, list, cursor, limit);
+  const { actor } = call;
+  let list: PostList;
+  if (rootAuthor !== undefined) list = { kind: "root-author", rootAuthorId: rootAuthor, postKind: kind };
+  else if (actor !== undefined) list = { kind: "own", authorId: actor, postKind: kind };
+  else throw new DomainError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor is required to list your own posts");
+  const page = await listPosts(call.sql, call.tenant.appId, list, cursor, limit);
   return { data: pageView(page, projectionOf(call)) };
 });
 

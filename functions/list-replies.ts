@@ -1,4 +1,4 @@
-import { AppError } from "../core/http/errors";
+import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
 import { DEFAULT_LIMIT } from "../core/posts/list-query";
 import { listPosts } from "../core/posts/post-store";
@@ -13,11 +13,11 @@ import { lambda } from "../core/runtime/lambda";
 const impl = implement(routes.listReplies, async (call) => {
   const { postId } = call.params;
   const { cursor, limit = DEFAULT_LIMIT } = call.query;
-  if (!isTid(postId)) throw new AppError("NOT_FOUND", "post not found");
-  const tenant = call.tenant!;
-  const list = { kind: "replies", parentUri: postUri(tenant.did!, postId), parentRkey: postId } as const;
+  if (!isTid(postId)) throw new DomainError("NOT_FOUND", "post not found");
+  const tenant = call.tenant;
+  const list = { kind: "replies", parentUri: postUri(tenant.did, postId), parentRkey: postId } as const;
   const page = await listPosts(call.sql, tenant.appId, list, cursor, limit);
-  if (!page.anchorFound) throw new AppError("NOT_FOUND", "post not found");
+  if (!page.anchorFound) throw new DomainError("NOT_FOUND", "post not found");
   return { data: pageView(page, projectionOf(call)) };
 });
 

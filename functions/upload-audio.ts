@@ -4,7 +4,7 @@ import { routes } from "../core/routes";
 import { lambda } from "../core/runtime/lambda";
 
 const impl = implement(routes.uploadAudio, async (call) => {
-  const { blob } = await uploadAudio({ store: call.deps.blobs, sql: call.sql, appId: call.tenant!.appId, request: call.req });
+  const { blob } = await uploadAudio({ store: call.deps.blobs, sql: call.sql, appId: call.tenant.appId, request: call.req });
   return { data: { blob } };
 });
 

@@ -1,7 +1,7 @@
 /** Reads duration and track kinds with music-metadata from a tee of the upload stream, never a second read. */
 import { PassThrough } from "node:stream";
 import { parseStream } from "music-metadata";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 
 export interface AudioFacts {
   durationMs: number | null;
@@ -46,13 +46,13 @@ export function tapAudioMetadata(mimeType: string, size?: number): MetadataTap {
     async result() {
       const { metadata, error } = await parsed;
       if (!metadata) {
-        throw new AppError("UNSUPPORTED_MEDIA_TYPE", `the bytes do not parse as ${mimeType}: ${(error as Error)?.message ?? "unknown"}`);
+        throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `the bytes do not parse as ${mimeType}: ${(error as Error)?.message ?? "unknown"}`);
       }
-      if (metadata.format.hasVideo) throw new AppError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but the file contains video`);
+      if (metadata.format.hasVideo) throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but the file contains video`);
       // A container with no codec and no sample rate found is a header with nothing playable behind it.
       const { hasAudio, codec, sampleRate } = metadata.format;
       if (hasAudio === false || (codec === undefined && sampleRate === undefined)) {
-        throw new AppError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but no audio stream was found`);
+        throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but no audio stream was found`);
       }
       const seconds = metadata.format.duration;
       return { durationMs: seconds !== undefined && Number.isFinite(seconds) ? Math.round(seconds * 1000) : null };

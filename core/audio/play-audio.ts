@@ -1,7 +1,7 @@
 /** `GET|HEAD /api/v1/audio`: capability check, rendition choice and MIME type lookup, then serve. */
 import { renditionKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
-import { AppError, validationError } from "../http/errors";
+import { DomainError, validationError } from "../domain-error";
 import type { HttpResponse } from "../http/types";
 import type { Sql } from "../sql/port";
 import { findBlob } from "./blob-records";
@@ -38,7 +38,7 @@ export async function playAudio({ store, sql, secret, query, method, range, now 
   const playback = verifyPlayback(query, secret, now);
   const format = parseFormat(query);
   const blob = await findBlob(sql, playback.appId, playback.cid);
-  if (!blob) throw new AppError("NOT_FOUND", "audio not found");
+  if (!blob) throw new DomainError("NOT_FOUND", "audio not found");
   const target = format
     ? { key: renditionKey(playback.key, format), mimeType: "audio/mpeg", etag: `"${playback.cid}.${format}"` }
     : { key: playback.key, mimeType: blob.mimeType, etag: `"${playback.cid}"` };

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
+import { errorStatus } from "../http/errors";
 import { signPlaybackUrl, verifyPlayback } from "./playback-url";
 import { rawCid } from "./raw-cid";
 
@@ -16,7 +17,7 @@ const rejection = (fn: () => unknown) => {
   try {
     fn();
   } catch (error) {
-    if (error instanceof AppError) return { status: error.status, code: error.code };
+    if (error instanceof DomainError) return { status: errorStatus[error.code], code: error.code };
     throw error;
   }
   throw new Error("expected a rejection");

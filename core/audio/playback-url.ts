@@ -1,7 +1,7 @@
 /** Signed playback capabilities: `?url=<blobs path>&exp=<unix s>&sig=<base64url HMAC-SHA256(key, "<path>.<exp>")>`. */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type BlobAddress, parseBlobKey } from "../blobs/blob-key";
-import { AppError, validationError } from "../http/errors";
+import { DomainError, validationError } from "../domain-error";
 
 /** One hour: how long a playback URL in a post view stays valid. */
 export const playbackTtlSeconds = 3600;
@@ -31,7 +31,7 @@ export interface VerifiedPlayback extends BlobAddress {
   exp: number;
 }
 
-const forbidden = (message: string) => new AppError("FORBIDDEN", message);
+const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 
 /**
  * Checks a playback query in the contract's order: a missing `url` is 400; a path outside `blobs/`, with `..`,

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore, S3BlobStore } from "../blobs/blob-store";
-import { AppError, validationError } from "../http/errors";
+import { DomainError, validationError } from "../domain-error";
 import type { Sql } from "../sql/port";
 import { maxUploadBytes } from "./accepted-types";
 import { recordBlob } from "./blob-records";
@@ -17,6 +17,7 @@ import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 import { claimUpload, insertUpload } from "./upload-records";
 import type * as z from "zod";
 import type { createUploadResponseSchema } from "./audio-route-schemas";
+import { fileTooLarge } from "./file-too-large";
 
 /** How long the presigned POST accepts the bytes. */
 export const uploadWindowSeconds = 900;
@@ -26,7 +27,7 @@ const completionGraceSeconds = 3600;
 export type CreatedUpload = z.output<typeof createUploadResponseSchema>;
 
 const s3Only = (store: BlobStore): S3BlobStore => {
-  if (store.kind !== "s3") throw new AppError("NOT_FOUND", "direct uploads exist only on S3 deployments; use POST /api/v1/audio/upload");
+  if (store.kind !== "s3") throw new DomainError("NOT_FOUND", "direct uploads exist only on S3 deployments; use POST /api/v1/audio/upload");
   return store;
 };
 
@@ -44,7 +45,7 @@ export async function createUpload({ store, sql, appId, actor, mimeType, size, n
   const s3 = s3Only(store);
   assertAcceptedMimeType(mimeType);
   if (!Number.isSafeInteger(size) || size < 1) throw validationError("size must be a positive integer", [{ path: ["size"], message: "Invalid size" }]);
-  if (size > maxUploadBytes) throw new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxUploadBytes} bytes`);
+  if (size > maxUploadBytes) throw fileTooLarge(maxUploadBytes);
   const uploadId = randomUUID();
   const stagingKey = `staging/${appId}/${uploadId}`;
   const expiresAt = new Date(now.getTime() + uploadWindowSeconds * 1000);
@@ -71,7 +72,7 @@ export interface CompleteUploadOptions {
 export async function completeUpload({ store, sql, appId, actor, uploadId, now }: CompleteUploadOptions): Promise<IngestedAudio> {
   const s3 = s3Only(store);
   const upload = await claimUpload(sql, uploadId, appId, actor);
-  if (!upload) throw new AppError("NOT_FOUND", "unknown upload");
+  if (!upload) throw new DomainError("NOT_FOUND", "unknown upload");
   const late = now.getTime() > upload.expiresAt.getTime() + completionGraceSeconds * 1000;
 
   let staged;
@@ -82,17 +83,17 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now }
     throw error;
   }
   if (!staged) {
-    if (late) throw new AppError("NOT_FOUND", "unknown upload");
+    if (late) throw new DomainError("NOT_FOUND", "unknown upload");
     await insertUpload(sql, upload);
     throw validationError("nothing has been uploaded for this uploadId yet");
   }
 
   try {
-    if (late) throw new AppError("NOT_FOUND", "unknown upload");
+    if (late) throw new DomainError("NOT_FOUND", "unknown upload");
     if (staged.contentType !== undefined && staged.contentType !== upload.mimeType) {
-      throw new AppError("UNSUPPORTED_MEDIA_TYPE", `the stored object is ${staged.contentType}, not the declared ${upload.mimeType}`);
+      throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `the stored object is ${staged.contentType}, not the declared ${upload.mimeType}`);
     }
-    if (staged.size > maxUploadBytes) throw new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxUploadBytes} bytes`);
+    if (staged.size > maxUploadBytes) throw fileTooLarge(maxUploadBytes);
     if (staged.size !== upload.size) throw validationError(`uploaded ${staged.size} bytes, declared ${upload.size}`);
     const { mimeType } = upload;
     assertAcceptedMimeType(mimeType);
@@ -103,7 +104,7 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now }
     return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {
     staged.stream.destroy();
-    if (error instanceof AppError) await s3.delete(upload.stagingKey);
+    if (error instanceof DomainError) await s3.delete(upload.stagingKey);
     else await insertUpload(sql, upload).catch(() => undefined);
     throw error;
   }

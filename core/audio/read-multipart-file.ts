@@ -1,10 +1,11 @@
 /** Streams the single `file` part of a multipart/form-data upload without buffering it (busboy). */
 import { PassThrough, type Readable } from "node:stream";
 import busboy from "busboy";
-import { AppError, validationError } from "../http/errors";
+import { DomainError, validationError } from "../domain-error";
 import type { HttpRequest } from "../http/types";
 import { maxUploadBytes } from "./accepted-types";
 import { boundaryOf, tapFirstPartContentType } from "./first-part-content-type";
+import { fileTooLarge } from "./file-too-large";
 
 export interface MultipartFile {
   /** The part's Content-Type exactly as sent, parameters included ("" when it has none). */
@@ -12,7 +13,7 @@ export interface MultipartFile {
   filename?: string;
   /**
    * The file's bytes. It ends only once the whole body has been parsed and held exactly this one part; a second
-   * part, or more than `maxBytes`, destroys it with the AppError instead, so a consumer never commits such an upload.
+   * part, or more than `maxBytes`, destroys it with the DomainError instead, so a consumer never commits such an upload.
    */
   stream: Readable;
 }
@@ -44,7 +45,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     let out: PassThrough | undefined;
     let failed = false;
 
-    const fail = (error: AppError) => {
+    const fail = (error: DomainError) => {
       if (failed) return;
       failed = true;
       body.unpipe(tap.stream);
@@ -68,7 +69,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       // The failure may come before the consumer listens (one chunk can hold the file and a second part);
       // consumers still see it, as the stream's `errored` state, through pipeline or async iteration.
       out.on("error", () => undefined);
-      file.on("limit", () => fail(new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxBytes} bytes`)));
+      file.on("limit", () => fail(fileTooLarge(maxBytes)));
       file.pipe(out, { end: false });
       resolve({ mimeType: tap.contentType() ?? "", filename: info.filename, stream: out });
     });

@@ -1,11 +1,12 @@
 /** One streaming pass over an upload: count, hash, sniff, measure and (optionally) stage, reading each byte once. */
 import { type Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import { type AcceptedMimeType, isAcceptedMimeType, maxUploadBytes } from "./accepted-types";
 import { tapAudioMetadata } from "./audio-metadata-tap";
 import { createRawCidHasher } from "./raw-cid";
 import { assertAudioFamily, sniffWindowBytes } from "./sniff-audio";
+import { fileTooLarge } from "./file-too-large";
 
 export interface AudioScan {
   cid: string;
@@ -26,7 +27,7 @@ export interface ScanAudioOptions {
 
 export function assertAcceptedMimeType(mimeType: string): asserts mimeType is AcceptedMimeType {
   if (!isAcceptedMimeType(mimeType)) {
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", `unsupported media type ${JSON.stringify(mimeType)}: send one of the accepted audio types exactly`);
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `unsupported media type ${JSON.stringify(mimeType)}: send one of the accepted audio types exactly`);
   }
 }
 
@@ -57,7 +58,7 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
     transform(chunk: Buffer, _encoding, callback) {
       count += chunk.length;
       if (count > maxBytes) {
-        callback(new AppError("FILE_TOO_LARGE", `file too large: the limit is ${maxBytes} bytes`));
+        callback(fileTooLarge(maxBytes));
         return;
       }
       hasher.update(chunk);

@@ -1,6 +1,6 @@
 /** Answers a verified playback request: bytes with ranges from the file store, a 302 to a presigned GET from S3. */
 import type { BlobStore } from "../blobs/blob-store";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import type { HttpResponse } from "../http/types";
 import { parseRange } from "./byte-range";
 import { unixSeconds } from "./playback-url";
@@ -25,7 +25,7 @@ const maxPresignSeconds = 3600;
 export async function serveAudio({ store, key, mimeType, etag, range, method, exp, now }: ServeAudioOptions): Promise<HttpResponse> {
   const remaining = Math.max(1, exp - unixSeconds(now));
   const found = await store.stat(key);
-  if (!found) throw new AppError("NOT_FOUND", "audio not found");
+  if (!found) throw new DomainError("NOT_FOUND", "audio not found");
 
   if (store.kind === "s3") {
     const expiresIn = Math.max(1, Math.min(remaining, maxPresignSeconds));
@@ -64,6 +64,6 @@ export async function serveAudio({ store, key, mimeType, etag, range, method, ex
   // An empty file has no byte 0 to read; everything else streams straight from the store.
   if (size === 0) return { status, headers, body: new Uint8Array(0) };
   const opened = await store.read(key, part);
-  if (!opened) throw new AppError("NOT_FOUND", "audio not found");
+  if (!opened) throw new DomainError("NOT_FOUND", "audio not found");
   return { status, headers, body: opened.stream };
 }

@@ -1,6 +1,6 @@
 /** Magic-number sniffing: the bytes must be a container of the family the declared MIME type names. */
 import { fileTypeFromBuffer } from "file-type";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import { type AcceptedMimeType, type AudioFamily, acceptedAudioTypes } from "./accepted-types";
 
 /** How many leading bytes the sniffer looks at (file-type's own detection window). */
@@ -27,7 +27,7 @@ export async function assertAudioFamily(head: Uint8Array, mimeType: AcceptedMime
   const expected = acceptedAudioTypes[mimeType];
   const found = await sniffAudioFamily(head);
   if (found !== expected) {
-    throw new AppError(
+    throw new DomainError(
       "UNSUPPORTED_MEDIA_TYPE",
       found ? `declared ${mimeType} but the bytes are ${found} audio` : `declared ${mimeType} but the bytes are not ${expected} audio`,
     );

@@ -1,3 +1,5 @@
+import type { Tenant } from "../tenancy/tenant";
+
 /** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
 export type DatabaseConfig =
   | { kind: "pglite"; dir: string | "memory" }
@@ -6,13 +8,7 @@ export type DatabaseConfig =
 
 export type BlobConfig = { kind: "fs"; dir: string } | { kind: "s3"; bucket: string };
 
-export interface Tenant {
-  appId: string;
-  /** Service token (>= 32 chars). A tenant without one cannot call the API. */
-  token?: string;
-  /** App DID (did:web), under which its posts are authored. */
-  did?: string;
-}
+export type { Tenant } from "../tenancy/tenant";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 

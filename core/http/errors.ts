@@ -1,4 +1,6 @@
-/** The closed set of error codes (CONTRACT.md section 2) and the one error type handlers throw. */
+import type { ErrorCode } from "../domain-error";
+
+/** The one map from domain error codes to HTTP statuses (CONTRACT.md section 2). */
 export const errorStatus = {
   VALIDATION_ERROR: 400,
   UNSUPPORTED_MEDIA_TYPE: 400,
@@ -15,27 +17,4 @@ export const errorStatus = {
   INTERNAL: 500,
   SERVICE_UNAVAILABLE: 503,
   TENANT_UNAVAILABLE: 503,
-} as const;
-
-export type ErrorCode = keyof typeof errorStatus;
-
-export interface Issue {
-  path: (string | number)[];
-  message: string;
-}
-
-export class AppError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly issues?: Issue[],
-    /** Extra response headers (Retry-After, RateLimit, Content-Range...). */
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.status = errorStatus[code];
-  }
-}
-
-export const validationError = (message: string, issues?: Issue[]) => new AppError("VALIDATION_ERROR", message, issues);
+} as const satisfies Record<ErrorCode, number>;

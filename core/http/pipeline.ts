@@ -6,7 +6,8 @@ import { requestLogger } from "../observability/logger";
 import { clientIp } from "../rate-limit/client-ip";
 import { countStatements } from "../sql/count-statements";
 import { isDependencyUnavailable } from "./dependency-unavailable";
-import { AppError } from "./errors";
+import { DomainError } from "../domain-error";
+import { errorStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { idempotency } from "./middleware/idempotency";
 import { parseInput } from "./middleware/parse-input";
@@ -82,17 +83,17 @@ const jsonHeaders = { "Content-Type": "application/json; charset=utf-8" };
 
 /** The failure envelope; unexpected errors are logged with their stack and answered without it. */
 export const errorResponse = (error: unknown, requestId: string, log?: { error(msg: string, e: Error): void }): HttpResponse => {
-  const known = error instanceof AppError ? error : undefined;
+  const known = error instanceof DomainError ? error : undefined;
   if (!known) log?.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
   const failure =
     known ??
     (isDependencyUnavailable(error)
-      ? new AppError("SERVICE_UNAVAILABLE", "a dependency is unavailable; retry later")
-      : new AppError("INTERNAL", "internal error"));
+      ? new DomainError("SERVICE_UNAVAILABLE", "a dependency is unavailable; retry later")
+      : new DomainError("INTERNAL", "internal error"));
   const body = {
     success: false,
     error: { message: failure.message, code: failure.code, ...(failure.issues ? { issues: failure.issues } : {}) },
     requestId,
   };
-  return { status: failure.status, headers: { ...failure.headers, ...jsonHeaders }, body: JSON.stringify(body) };
+  return { status: errorStatus[failure.code], headers: { ...jsonHeaders }, body: JSON.stringify(body) };
 };

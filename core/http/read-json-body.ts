@@ -1,4 +1,4 @@
-import { AppError, validationError } from "./errors";
+import { DomainError, validationError } from "../domain-error";
 import type { HttpRequest } from "./types";
 
 /** Reads a JSON body, stopping as soon as it passes `maxBytes` (413) so an oversized body is never buffered whole. */
@@ -28,4 +28,4 @@ export const readJsonBody = async (req: HttpRequest, maxBytes: number): Promise<
   }
 };
 
-const tooLarge = (maxBytes: number) => new AppError("PAYLOAD_TOO_LARGE", `JSON body exceeds ${maxBytes} bytes`);
+const tooLarge = (maxBytes: number) => new DomainError("PAYLOAD_TOO_LARGE", `JSON body exceeds ${maxBytes} bytes`);

@@ -1,21 +1,36 @@
-import type { Tenant } from "../config/types";
 import type { Deps } from "../deps";
+import type { IdempotencyClaim } from "../idempotency/claim";
 import type { Logger } from "../observability/logger";
 import type { Sql } from "../sql/port";
-import type { RouteBody, RouteData, RouteDef, RouteParams, RouteQuery } from "./route";
+import type { ProvenTenant, Tenant } from "../tenancy/tenant";
+import type { AuthPolicy, RouteBody, RouteData, RouteDef, RouteParams, RouteQuery } from "./route";
 import type { HttpRequest, HttpResponse } from "./types";
 
 /** Parsed input is typed per route; the middleware chain, which serves every route, sees it as unknown. */
 type Specific<R extends RouteDef, T> = RouteDef extends R ? unknown : T;
 
-export interface IdempotencyClaim {
-  scope: { appId: string; actor: string; route: string; key: string };
-  /** Set by a handler that marked the key done inside its own write statement. */
-  completed: boolean;
+/**
+ * Who is calling, as the route's auth policy proves it before the handler runs (authenticate, then prove custody):
+ * `actor` has a proven tenant and an acting actor; `viewer` a proven tenant and perhaps an actor; the others no
+ * tenant at all.
+ */
+export type CallerOf<A extends AuthPolicy> = A extends "actor"
+  ? { tenant: ProvenTenant; actor: string; actorDid: string | undefined }
+  : A extends "viewer"
+    ? { tenant: ProvenTenant; actor: string | undefined; actorDid: string | undefined }
+    : { tenant?: undefined; actor?: undefined; actorDid?: undefined };
+
+/** The middleware chain's view, filled in step by step: the tenant is set before its custody is proven. */
+interface UnprovenCaller {
+  tenant?: Tenant;
+  actor?: string;
+  actorDid?: string;
 }
 
+type Caller<R extends RouteDef> = RouteDef extends R ? UnprovenCaller : CallerOf<R["auth"]>;
+
 /** Everything one request carries through the middleware chain into its handler. */
-export interface RouteCall<R extends RouteDef = RouteDef> {
+export type RouteCall<R extends RouteDef = RouteDef> = Caller<R> & {
   route: R;
   req: HttpRequest;
   deps: Deps;
@@ -24,17 +39,14 @@ export interface RouteCall<R extends RouteDef = RouteDef> {
   /** The request's SQL, counted for the request log line. */
   sql: Sql & { readonly count: number };
   clientIp: string;
-  /** Set for service-token routes. */
-  tenant?: Tenant;
-  actor?: string;
-  actorDid?: string;
   body: Specific<R, RouteBody<R>>;
   query: Specific<R, RouteQuery<R>>;
   params: Specific<R, RouteParams<R>>;
+  /** Set while the request holds an Idempotency-Key: hand it to the write that answers the request. */
   idempotency?: IdempotencyClaim;
   /** Headers every response of this request carries (rate-limit state, replay marker). */
   responseHeaders: Record<string, string>;
-}
+};
 
 export type Reply<R extends RouteDef = RouteDef> =
   | { status?: number; data: RouteData<R>; headers?: Record<string, string> }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ErrorCode } from "./errors";
+import type { ErrorCode } from "../domain-error";
 
 /**
  * Who may call a route:

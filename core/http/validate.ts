@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { validationError, type Issue } from "./errors";
+import { validationError, type Issue } from "../domain-error";
 
 /** Parses `value` with a zod schema, turning failures into a 400 with `issues` rooted at `where`. */
 export const validate = <S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> => {

@@ -9,11 +9,22 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export type IdempotencyClaim =
+/** What claiming a key found. */
+export type ClaimOutcome =
   | { kind: "claimed" }
   | { kind: "replay"; status: number; body: unknown }
   | { kind: "in-progress" }
   | { kind: "mismatch" };
+
+/**
+ * A key this request holds, handed to the write that answers it: embed `completeClause(p, answer)` as a
+ * data-modifying CTE in that write, so the answer is stored in the same statement (a post never exists without its
+ * replayable answer). A write that took the clause and returned success has stored the answer; otherwise the
+ * claimant stores it after the handler.
+ */
+export interface IdempotencyClaim {
+  completeClause(p: (value: SqlValue) => string, answer: unknown): string;
+}
 
 export interface IdempotencyOptions {
   /** How long a running claim holds the key before a new request may take it over (the claimant presumed dead). */
@@ -73,7 +84,7 @@ export const claimIdempotencyKey = async (
   scope: IdempotencyScope,
   fingerprint: string,
   options: IdempotencyOptions = {},
-): Promise<IdempotencyClaim> => {
+): Promise<ClaimOutcome> => {
   const [row] = await sql.query<ClaimRow>(claimSql, [
     scope.appId,
     scope.actor,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import { fingerprint, parseIdempotencyKey } from "./idempotency-key";
 
 const rejects = (header: string) => {
   try {
     parseIdempotencyKey(header);
   } catch (e) {
-    return e instanceof AppError && e.code === "VALIDATION_ERROR";
+    return e instanceof DomainError && e.code === "VALIDATION_ERROR";
   }
   return false;
 };

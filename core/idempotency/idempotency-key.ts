@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { encode } from "@ipld/dag-cbor";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 
 /**
  * Reads the `Idempotency-Key` header: undefined when absent, else 1 to 255 printable ASCII characters
@@ -12,7 +12,7 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
   if (header === undefined) return undefined;
   const key = header.trim();
   if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
-    throw new AppError("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 printable ASCII characters", [
+    throw new DomainError("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 printable ASCII characters", [
       { path: ["headers", "idempotency-key"], message: "1 to 255 printable ASCII characters" },
     ]);
   }

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { errorStatus, type ErrorCode } from "../http/errors";
+import type { ErrorCode } from "../domain-error";
+import { errorStatus } from "../http/errors";
 import type { RouteDef } from "../http/route";
 import { routeList } from "../routes";
 

@@ -1,6 +1,5 @@
-import { AppError, validationError } from "../http/errors";
-import type { IdempotencyClaim } from "../http/route-call";
-import { successBody } from "../http/outcome";
+import { DomainError, validationError } from "../domain-error";
+import type { IdempotencyClaim } from "../idempotency/claim";
 import { parsePostUri } from "../records/at-uri";
 import { buildPostRecord, type CreatePostBody } from "../records/post-schema";
 import { recordCid } from "../records/record-cid";
@@ -18,9 +17,8 @@ export interface CreatePostInput {
   actorDid: string | undefined;
   body: CreatePostBody;
   now: Date;
+  /** Completed inside the post's insert when the request holds an Idempotency-Key. */
   idempotency?: IdempotencyClaim;
-  /** The success status, stored with the idempotent answer. */
-  status: number;
 }
 
 /** Writes a prompt or a reply after checking its references against stored state and the reply gate. */
@@ -48,7 +46,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
         throw badRef("root", "reply.root must be the parent's thread root, with its current cid");
       }
       const verdict = replyVerdict(parent, actor);
-      if (!verdict.canReply) throw new AppError("NOT_A_PARTICIPANT", "only the two participants of a branch may reply within it");
+      if (!verdict.canReply) throw new DomainError("NOT_A_PARTICIPANT", "only the two participants of a branch may reply within it");
     }
     if (audio && targets.blob?.size !== audio.size) {
       throw validationError("embed.audio does not name a blob this tenant uploaded, with this mimeType and size", [
@@ -65,7 +63,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     const inserted = await insertPost(
       sql,
       { appId, rkey, record, cid, authorId: actor, authorDid: input.actorDid ?? null },
-      input.idempotency ? { claim: input.idempotency, status: input.status, body: successBody(answer) } : undefined,
+      input.idempotency ? { claim: input.idempotency, answer } : undefined,
     );
     if (inserted) return answer;
   }

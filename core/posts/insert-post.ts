@@ -1,5 +1,4 @@
-import type { IdempotencyClaim } from "../http/route-call";
-import { completeIdempotencyClause } from "../idempotency/claim";
+import type { IdempotencyClaim } from "../idempotency/claim";
 import type { PostRecord } from "../records/post-schema";
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
@@ -21,14 +20,14 @@ export interface NewPost {
 export const insertPost = async (
   sql: Sql,
   post: NewPost,
-  idempotent?: { claim: IdempotencyClaim; status: number; body: unknown },
+  idempotent?: { claim: IdempotencyClaim; answer: unknown },
 ): Promise<boolean> => {
   const p = placeholders();
   const values = [post.appId, post.rkey, JSON.stringify(post.record), post.cid, post.authorId, post.authorDid].map((v, i) =>
     i === 2 ? `${p.add(v)}::json` : p.add(v),
   );
   const complete = idempotent
-    ? `, done AS (${completeIdempotencyClause(p.add, idempotent.claim.scope, idempotent.status, idempotent.body)}
+    ? `, done AS (${idempotent.claim.completeClause(p.add, idempotent.answer)}
          AND EXISTS (SELECT 1 FROM inserted))`
     : "";
   const rows = await sql.query(
@@ -38,6 +37,5 @@ export const insertPost = async (
      SELECT rkey FROM inserted`,
     p.values,
   );
-  if (rows.length > 0 && idempotent) idempotent.claim.completed = true;
   return rows.length > 0;
 };

@@ -1,4 +1,4 @@
-import { validationError } from "../http/errors";
+import { validationError } from "../domain-error";
 import type { Page } from "./post-store";
 import type { Projection } from "./post-view";
 import { toPostView } from "./post-view";

@@ -1,14 +1,15 @@
 import { signPlaybackUrl } from "../audio/playback-url";
-import type { RouteCall } from "../http/route-call";
+import type { Deps } from "../deps";
+import type { ProvenTenant } from "../tenancy/tenant";
 import type { Projection } from "./post-view";
 
 /** The viewer projection of a request: its tenant, its acting actor (if any), and signed playback addresses. */
-export const projectionOf = (call: Pick<RouteCall, "deps" | "tenant" | "actor">): Projection => {
+export const projectionOf = (call: { deps: Pick<Deps, "config" | "now">; tenant: ProvenTenant; actor?: string }): Projection => {
   const { config } = call.deps;
   const now = call.deps.now();
   return {
-    appId: call.tenant!.appId,
-    did: call.tenant!.did!,
+    appId: call.tenant.appId,
+    did: call.tenant.did,
     actor: call.actor,
     playbackUrl: (key) => signPlaybackUrl({ baseUrl: config.publicBaseUrl, key, secret: config.playbackSigningKey, now }),
   };

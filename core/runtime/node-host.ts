@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
 import type { Deps } from "../deps";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import { createRouteHandler, errorResponse } from "../http/pipeline";
 import type { RouteImpl } from "../http/route-call";
 import type { HttpRequest, HttpResponse } from "../http/types";
@@ -52,7 +52,7 @@ const toHttpRequest = (incoming: IncomingMessage, url: URL, params: Record<strin
 
 const notFound = (): HttpResponse => {
   const requestId = randomUUID();
-  const response = errorResponse(new AppError("NOT_FOUND", "no such route"), requestId);
+  const response = errorResponse(new DomainError("NOT_FOUND", "no such route"), requestId);
   response.headers["X-Request-ID"] = requestId;
   return response;
 };

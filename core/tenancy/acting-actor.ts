@@ -1,5 +1,5 @@
 import { ensureValidDid } from "@atproto/syntax";
-import { AppError, validationError } from "../http/errors";
+import { DomainError, validationError } from "../domain-error";
 
 const MAX_ACTOR_LENGTH = 256;
 
@@ -25,7 +25,7 @@ export const readActingActor = (
         { path: ["headers", "X-Svc-Acting-Actor-Did"], message: "invalid DID" },
       ]);
     }
-    if (actor === undefined) throw new AppError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor-Did needs X-Svc-Acting-Actor");
+    if (actor === undefined) throw new DomainError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor-Did needs X-Svc-Acting-Actor");
   }
   return { actor: actor || undefined, actorDid };
 };

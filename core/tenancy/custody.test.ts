@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import { createCustody, maxDocumentBytes } from "./custody";
 
 const pdsHost = "pds.example.test";
@@ -60,9 +60,8 @@ async function expectUnavailable(promise: Promise<void>) {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(AppError);
-  expect((err as AppError).code).toBe("TENANT_UNAVAILABLE");
-  expect((err as AppError).status).toBe(503);
+  expect(err).toBeInstanceOf(DomainError);
+  expect((err as DomainError).code).toBe("TENANT_UNAVAILABLE");
 }
 
 function clock(start = 1_700_000_000_000) {

@@ -1,5 +1,5 @@
 /** Proves that a tenant's did:web document points its custody service at this deployment (CONTRACT.md section 9). */
-import { AppError } from "../http/errors";
+import { DomainError } from "../domain-error";
 import { didWebDocumentUrl } from "./did-web";
 
 export interface CustodyLog {
@@ -19,7 +19,7 @@ export interface CustodyOptions {
 }
 
 export interface Custody {
-  /** Resolves when custody of the tenant's DID is proven; throws AppError TENANT_UNAVAILABLE otherwise. */
+  /** Resolves when custody of the tenant's DID is proven; throws DomainError TENANT_UNAVAILABLE otherwise. */
   prove(tenant: { appId: string; did?: string }): Promise<void>;
 }
 
@@ -51,7 +51,7 @@ export function createCustody(opts: CustodyOptions): Custody {
   const entries = new Map<string, Entry>();
   const inflight = new Map<string, Promise<void>>();
 
-  const unavailable = () => new AppError("TENANT_UNAVAILABLE", "Custody of the tenant's DID is not proven");
+  const unavailable = () => new DomainError("TENANT_UNAVAILABLE", "Custody of the tenant's DID is not proven");
 
   const holds = (entry: Entry | undefined, did: string, at: number, limit: number) =>
     entry !== undefined && entry.did === did && entry.provenAt !== null && at - entry.provenAt < limit;

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Tenant } from "../config/types";
+import type { Tenant } from "./tenant";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 

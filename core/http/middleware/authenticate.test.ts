@@ -2,7 +2,8 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Config, Tenant } from "../../config/types";
 import type { Deps } from "../../deps";
-import { AppError } from "../errors";
+import { DomainError } from "../../domain-error";
+import { errorStatus } from "../errors";
 import type { AuthPolicy, RouteDef } from "../route";
 import type { RouteCall } from "../route-call";
 import { authenticate } from "./authenticate";
@@ -28,7 +29,7 @@ const run = async (call: RouteCall) => {
     await authenticate().before!({ event: call } as never);
     return "passed";
   } catch (error) {
-    return error instanceof AppError ? `${error.status} ${error.code}` : String(error);
+    return error instanceof DomainError ? `${errorStatus[error.code]} ${error.code}` : String(error);
   }
 };
 

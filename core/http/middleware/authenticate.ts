@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import { readActingActor } from "../../tenancy/acting-actor";
 import { bearerToken, createTokenIndex, secretMatches } from "../../tenancy/service-token";
-import { AppError } from "../errors";
+import { DomainError } from "../../domain-error";
 import type { RouteCall } from "../route-call";
 
 /** Resolves the caller from the route's auth policy: tenant by service token, the acting actor, or the system token. */
@@ -14,16 +14,16 @@ export const authenticate = (): MiddlewareObj<RouteCall> => {
       const token = bearerToken(call.req.headers.authorization);
       if (auth === "system") {
         const expected = call.deps.config.systemAuthToken;
-        if (!expected) throw new AppError("SERVICE_UNAVAILABLE", "system routes are disabled: SYSTEM_AUTH_TOKEN is unset");
-        if (!token || !secretMatches(token, expected)) throw new AppError("UNAUTHORIZED", "a valid system token is required");
+        if (!expected) throw new DomainError("SERVICE_UNAVAILABLE", "system routes are disabled: SYSTEM_AUTH_TOKEN is unset");
+        if (!token || !secretMatches(token, expected)) throw new DomainError("UNAUTHORIZED", "a valid system token is required");
         return;
       }
       index ??= createTokenIndex(call.deps.config.tenants.values());
       const tenant = token ? index(token) : undefined;
-      if (!tenant) throw new AppError("UNAUTHORIZED", "a valid service token is required");
+      if (!tenant) throw new DomainError("UNAUTHORIZED", "a valid service token is required");
       call.tenant = tenant;
       const { actor, actorDid } = readActingActor(call.req.headers);
-      if (auth === "actor" && !actor) throw new AppError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor is required");
+      if (auth === "actor" && !actor) throw new DomainError("ACTING_ACTOR_REQUIRED", "X-Svc-Acting-Actor is required");
       call.actor = actor;
       call.actorDid = actorDid;
     },

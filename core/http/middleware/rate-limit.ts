@@ -2,7 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import { rateLimitPolicies } from "../../rate-limit/policies";
 import { rateLimitHeaders } from "../../rate-limit/rate-limit-headers";
 import { takeRateLimits } from "../../rate-limit/take-rate-limits";
-import { AppError } from "../errors";
+import { DomainError } from "../../domain-error";
 import type { RouteCall } from "../route-call";
 
 /**
@@ -25,6 +25,6 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => ({
     ]);
     // On a denial the headers include Retry-After.
     Object.assign(call.responseHeaders, rateLimitHeaders(results));
-    if (!allowed) throw new AppError("RATE_LIMITED", "rate limit exceeded");
+    if (!allowed) throw new DomainError("RATE_LIMITED", "rate limit exceeded");
   },
 });
