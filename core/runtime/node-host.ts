@@ -8,22 +8,25 @@ import type { RouteImpl } from "../http/route-call";
 import type { HttpRequest, HttpResponse } from "../http/types";
 import { localDidDocument } from "./local-did-document";
 import { createRouteMatcher } from "./route-matcher";
+import { parseRequestTarget } from "./request-target";
 
 /** Serves every route of the table over plain HTTP, with the same handlers the Lambdas run. */
 export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
   const handlers = new Map(impls.map((impl) => [impl.route, createRouteHandler(impl, deps)]));
   const match = createRouteMatcher(impls.map((impl) => impl.route));
 
-  return createServer(async (incoming, outgoing) => {
-    const url = new URL(incoming.url ?? "/", "http://host");
+  const serve = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const method = (incoming.method ?? "GET").toUpperCase();
     let response: HttpResponse;
     try {
-      const found = match(method, url.pathname);
-      if (found) {
-        response = await handlers.get(found.route)!(toHttpRequest(incoming, url, found.params));
+      const target = parseRequestTarget(incoming.url);
+      const found = target && match(method, target.pathname);
+      if (!target) {
+        response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"));
+      } else if (found) {
+        response = await handlers.get(found.route)!(toHttpRequest(incoming, target, found.params));
       } else {
-        response = localDidDocument(deps.config, method, url.pathname, incoming.headers.host) ?? notFound();
+        response = localDidDocument(deps.config, method, target.pathname, incoming.headers.host) ?? withRequestId(new DomainError("NOT_FOUND", "no such route"));
       }
     } catch (error) {
       response = errorResponse(error, randomUUID(), deps.logger);
@@ -31,10 +34,19 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
     // A request refused before its body was read (an oversized upload) cannot leave the connection reusable.
     if (!incoming.complete) response.headers.Connection = "close";
     await writeResponse(outgoing, response, method === "HEAD");
+  };
+
+  // Nothing one request does may take the process down for every tenant: whatever escapes is logged and the
+  // socket closed.
+  return createServer((incoming, outgoing) => {
+    serve(incoming, outgoing).catch((error: unknown) => {
+      deps.logger.error("request failed outside the route pipeline", error instanceof Error ? error : new Error(String(error)));
+      outgoing.destroy();
+    });
   });
 };
 
-const toHttpRequest = (incoming: IncomingMessage, url: URL, params: Record<string, string>): HttpRequest => {
+const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query: URLSearchParams }, params: Record<string, string>): HttpRequest => {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
@@ -43,16 +55,17 @@ const toHttpRequest = (incoming: IncomingMessage, url: URL, params: Record<strin
     method: (incoming.method ?? "GET").toUpperCase(),
     path: url.pathname,
     headers,
-    query: url.searchParams,
+    query: url.query,
     params,
     sourceIp: incoming.socket.remoteAddress ?? "",
     body: () => incoming,
   };
 };
 
-const notFound = (): HttpResponse => {
+/** An answer the host gives itself, outside any route: still the envelope with its request id. */
+const withRequestId = (error: DomainError): HttpResponse => {
   const requestId = randomUUID();
-  const response = errorResponse(new DomainError("NOT_FOUND", "no such route"), requestId);
+  const response = errorResponse(error, requestId);
   response.headers["X-Request-ID"] = requestId;
   return response;
 };
