@@ -1,8 +1,12 @@
 import type { z } from "zod";
 import { validationError, type Issue } from "../domain-error";
+import { malformedTextIssues } from "./well-formed-text";
 
 /** Parses `value` with a zod schema, turning failures into a 400 with `issues` rooted at `where`. */
 export const validate = <S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> => {
+  // Text the database could not store is refused before any schema sees it (else it surfaced as a 500).
+  const malformed = malformedTextIssues(value, [where]);
+  if (malformed.length > 0) throw validationError(`invalid ${where}`, malformed);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues: Issue[] = result.error.issues.map((issue) => ({
@@ -12,11 +16,14 @@ export const validate = <S extends z.ZodType>(schema: S, value: unknown, where: 
   throw validationError(`invalid ${where}`, issues);
 };
 
-/** Query strings become plain objects; a repeated parameter is ambiguous and rejected. */
+/**
+ * Query strings become plain objects; a repeated parameter is ambiguous and rejected. The object has no prototype,
+ * so `toString` or `__proto__` are parameters like any other (unknown ones, to the route's strict schema).
+ */
 export const queryObject = (query: URLSearchParams): Record<string, string> => {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [key, value] of query) {
-    if (key in out) throw validationError(`query parameter ${key} is repeated`, [{ path: ["query", key], message: "repeated" }]);
+    if (Object.hasOwn(out, key)) throw validationError(`query parameter ${key} is repeated`, [{ path: ["query", key], message: "repeated" }]);
     out[key] = value;
   }
   return out;
