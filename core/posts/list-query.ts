@@ -17,7 +17,13 @@ export const pagination = {
 
 export const listPostsQuerySchema = z.strictObject({
   kind: z.enum(["prompt", "reply"]).optional(),
-  rootAuthor: z.string().min(1).max(256).optional(),
+  // An author id as the acting-actor header stores it: NFC, so either spelling of a name finds its threads.
+  rootAuthor: z
+    .string()
+    .min(1)
+    .max(256)
+    .transform((s) => s.normalize("NFC"))
+    .optional(),
   ...pagination,
 });
 

@@ -49,7 +49,7 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
 const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query: URLSearchParams }, params: Record<string, string>): HttpRequest => {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    if (value !== undefined) headers[name] = utf8HeaderValue(Array.isArray(value) ? value.join(", ") : value);
   }
   return {
     method: (incoming.method ?? "GET").toUpperCase(),
@@ -61,6 +61,13 @@ const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query
     body: () => incoming,
   };
 };
+
+/**
+ * Node hands header bytes over as latin1; header values are UTF-8 here (as API Gateway delivers them), so bytes
+ * beyond ASCII are decoded as such. Bytes that are not UTF-8 become U+FFFD, which validation refuses where it matters.
+ */
+const utf8HeaderValue = (value: string): string =>
+  /[^\x00-\x7f]/.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
 
 /** An answer the host gives itself, outside any route: still the envelope with its request id. */
 const withRequestId = (error: DomainError): HttpResponse => {

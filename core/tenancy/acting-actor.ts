@@ -3,17 +3,22 @@ import { DomainError, validationError } from "../domain-error";
 
 const MAX_ACTOR_LENGTH = 256;
 
+// Control characters (C0, DEL, C1), U+FFFD (what bytes that were not UTF-8 decode to), and lone surrogates.
+const unprintable = /[\p{Cc}\uFFFD\p{Cs}]/u;
+
 /**
  * The acting end user the tenant asserts: an opaque id (stored as `authorId`) and an optional DID.
- * Bad values are a 400 rather than silently ignored, so a caller bug never writes under the wrong id.
+ * Header values are UTF-8 (the hosts decode them so); the id is normalised to NFC so that one name has one
+ * spelling whichever form the caller's platform sends. Bad values are a 400 rather than silently ignored, so a
+ * caller bug never writes under the wrong id.
  */
 export const readActingActor = (
   headers: Readonly<Record<string, string | undefined>>,
 ): { actor?: string; actorDid?: string } => {
-  const actor = headers["x-svc-acting-actor"];
+  const actor = headers["x-svc-acting-actor"]?.normalize("NFC");
   const actorDid = headers["x-svc-acting-actor-did"];
-  if (actor !== undefined && (actor.length === 0 || actor.length > MAX_ACTOR_LENGTH || /[\x00-\x1f\x7f]/.test(actor))) {
-    throw validationError(`X-Svc-Acting-Actor must be 1 to ${MAX_ACTOR_LENGTH} printable characters`, [
+  if (actor !== undefined && (actor.length === 0 || actor.length > MAX_ACTOR_LENGTH || unprintable.test(actor))) {
+    throw validationError(`X-Svc-Acting-Actor must be 1 to ${MAX_ACTOR_LENGTH} printable UTF-8 characters`, [
       { path: ["headers", "X-Svc-Acting-Actor"], message: "invalid acting actor" },
     ]);
   }
