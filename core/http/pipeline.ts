@@ -1,12 +1,9 @@
-import { randomUUID } from "node:crypto";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
+import type { DomainError } from "../domain-error";
 import type { Deps } from "../deps";
-import { requestLogger } from "../observability/logger";
+import { runInvocation } from "../invocation/run-invocation";
 import { clientIp } from "../rate-limit/client-ip";
-import { countStatements } from "../sql/count-statements";
-import { isDependencyUnavailable } from "./dependency-unavailable";
-import { DomainError } from "../domain-error";
 import { errorStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { idempotency } from "./middleware/idempotency";
@@ -20,9 +17,9 @@ import type { HttpRequest, HttpResponse } from "./types";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * One route's request handling, the same on every runtime: a Middy chain of policy middlewares (in this order:
- * authenticate, prove custody, rate limit, parse input, idempotency) around the route's implementation, with the
- * request id, error envelope and request log line wrapped around it.
+ * One route's request handling, the same on every runtime: the invocation pipeline (correlation id, counted SQL,
+ * error classification, one log line) around a Middy chain of policy middlewares (in this order: authenticate,
+ * prove custody, rate limit, parse input, idempotency) around the route's implementation, answered in the envelope.
  */
 export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
   const chain = middy<RouteCall, Outcome, Error, Context>(async (call: RouteCall): Promise<Outcome> => {
@@ -36,41 +33,35 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
     .use(parseInput())
     .use(idempotency());
 
-  return async (req: HttpRequest, context?: Context): Promise<HttpResponse> => {
-    const started = performance.now();
+  return (req: HttpRequest, context?: Context): Promise<HttpResponse> => {
     const sent = req.headers["x-request-id"];
-    const requestId = sent && UUID.test(sent) ? sent : randomUUID();
-    const log = requestLogger(deps.logger, requestId);
-    const call: RouteCall = {
-      route: impl.route,
-      req,
-      deps,
-      requestId,
-      log,
-      sql: countStatements(deps.sql),
-      clientIp: clientIp(req, { source: deps.config.clientIpSource, trustedProxyHops: deps.config.trustedProxyHops }),
-      body: undefined,
-      query: undefined,
-      params: { ...req.params },
-      responseHeaders: {},
-    };
-    let response: HttpResponse;
-    try {
-      response = toHttpResponse(await chain(call, context ?? ({} as Context)));
-    } catch (error) {
-      response = errorResponse(error, requestId, log);
-    }
-    Object.assign(response.headers, call.responseHeaders, { "X-Request-ID": requestId });
-    log.info("request", {
-      method: req.method,
-      path: req.path,
-      route: impl.route.file,
-      status: response.status,
-      durationMs: Math.round(performance.now() - started),
-      sqlStatements: call.sql.count,
-      appId: call.tenant?.appId,
+    const fields = { method: req.method, path: req.path, route: impl.route.file };
+    const options = { name: impl.route.file, deps, requestId: sent && UUID.test(sent) ? sent : undefined, fields, message: "request" };
+    return runInvocation(options, async (invocation) => {
+      const { requestId, log, sql } = invocation;
+      const call: RouteCall = {
+        route: impl.route,
+        req,
+        deps,
+        requestId,
+        log,
+        sql,
+        clientIp: clientIp(req, { source: deps.config.clientIpSource, trustedProxyHops: deps.config.trustedProxyHops }),
+        body: undefined,
+        query: undefined,
+        params: { ...req.params },
+        responseHeaders: {},
+      };
+      let response: HttpResponse;
+      try {
+        response = toHttpResponse(await chain(call, context ?? ({} as Context)));
+      } catch (error) {
+        response = errorResponse(invocation.failed(error), requestId);
+      }
+      Object.assign(response.headers, call.responseHeaders, { "X-Request-ID": requestId });
+      invocation.annotate({ status: response.status, appId: call.tenant?.appId });
+      return response;
     });
-    return response;
   };
 };
 
@@ -81,15 +72,8 @@ const toHttpResponse = (outcome: Outcome): HttpResponse =>
 
 const jsonHeaders = { "Content-Type": "application/json; charset=utf-8" };
 
-/** The failure envelope; unexpected errors are logged with their stack and answered without it. */
-export const errorResponse = (error: unknown, requestId: string, log?: { error(msg: string, e: Error): void }): HttpResponse => {
-  const known = error instanceof DomainError ? error : undefined;
-  if (!known) log?.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
-  const failure =
-    known ??
-    (isDependencyUnavailable(error)
-      ? new DomainError("SERVICE_UNAVAILABLE", "a dependency is unavailable; retry later")
-      : new DomainError("INTERNAL", "internal error"));
+/** The failure envelope, from a classified failure (never a stack trace). */
+export const errorResponse = (failure: DomainError, requestId: string): HttpResponse => {
   const body = {
     success: false,
     error: { message: failure.message, code: failure.code, ...(failure.issues ? { issues: failure.issues } : {}) },

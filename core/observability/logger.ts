@@ -1,7 +1,16 @@
-import { Logger } from "@aws-lambda-powertools/logger";
+import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import type { LogLevel } from "../config/types";
 
-export type { Logger };
+/** Structured fields, or an Error (logged with its stack under `error`). */
+export type LogExtra = Record<string, unknown> | Error;
+
+/** What code logs through: the Powertools root logger, or an invocation's view of it carrying the request id. */
+export interface Logger {
+  debug(message: string, ...extra: LogExtra[]): void;
+  info(message: string, ...extra: LogExtra[]): void;
+  warn(message: string, ...extra: LogExtra[]): void;
+  error(message: string, ...extra: LogExtra[]): void;
+}
 
 const levels: Record<LogLevel, "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT"> = {
   debug: "DEBUG",
@@ -11,9 +20,38 @@ const levels: Record<LogLevel, "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT"> =
   silent: "SILENT",
 };
 
-/** The root JSON logger; every request logs through a child carrying its request id. */
+/**
+ * The process's one JSON logger (Powertools), built once per process or container. Powertools' types take an Error
+ * only as the sole extra argument, but it reads each extra item (fields merged, an Error under `error`), which the
+ * invocation logger relies on to put the request id beside an error.
+ */
 export const createLogger = (level: LogLevel): Logger =>
-  new Logger({ serviceName: "audio-post-service", logLevel: levels[level] });
+  new PowertoolsLogger({ serviceName: "audio-post-service", logLevel: levels[level] }) as unknown as Logger;
 
-export const requestLogger = (root: Logger, requestId: string): Logger =>
-  root.createChild({ persistentKeys: { requestId } });
+/**
+ * An invocation's logger: every line carries its request id. A plain wrapper rather than a Powertools child logger,
+ * which reads process.env and copies its parent's configuration on every creation (see logger.bench.ts).
+ */
+class InvocationLogger implements Logger {
+  private readonly keys: { requestId: string };
+  constructor(
+    private readonly root: Logger,
+    requestId: string,
+  ) {
+    this.keys = { requestId };
+  }
+  debug(message: string, ...extra: LogExtra[]) {
+    this.root.debug(message, this.keys, ...extra);
+  }
+  info(message: string, ...extra: LogExtra[]) {
+    this.root.info(message, this.keys, ...extra);
+  }
+  warn(message: string, ...extra: LogExtra[]) {
+    this.root.warn(message, this.keys, ...extra);
+  }
+  error(message: string, ...extra: LogExtra[]) {
+    this.root.error(message, this.keys, ...extra);
+  }
+}
+
+export const invocationLogger = (root: Logger, requestId: string): Logger => new InvocationLogger(root, requestId);

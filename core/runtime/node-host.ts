@@ -4,6 +4,7 @@ import { pipeline } from "node:stream/promises";
 import type { Deps } from "../deps";
 import { DomainError } from "../domain-error";
 import { createRouteHandler, errorResponse } from "../http/pipeline";
+import { classifyError } from "../invocation/classify-error";
 import type { RouteImpl } from "../http/route-call";
 import type { HttpRequest, HttpResponse } from "../http/types";
 import { localDidDocument } from "./local-did-document";
@@ -29,7 +30,11 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
         response = localDidDocument(deps.config, method, target.pathname, incoming.headers.host) ?? withRequestId(new DomainError("NOT_FOUND", "no such route"));
       }
     } catch (error) {
-      response = errorResponse(error, randomUUID(), deps.logger);
+      // Route handlers answer their own failures; this is the host itself failing (reading the request).
+      const requestId = randomUUID();
+      deps.logger.error("request failed outside its route", { requestId }, error instanceof Error ? error : new Error(String(error)));
+      response = errorResponse(classifyError(error).failure, requestId);
+      response.headers["X-Request-ID"] = requestId;
     }
     // A request refused before its body was read (an oversized upload) cannot leave the connection reusable.
     if (!incoming.complete) response.headers.Connection = "close";

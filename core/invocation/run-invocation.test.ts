@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { DomainError } from "../domain-error";
+import type { Logger, LogExtra } from "../observability/logger";
+import type { Sql } from "../sql/port";
+import { runInvocation } from "./run-invocation";
+
+const recorder = () => {
+  const lines: { level: string; message: string; fields: Record<string, unknown>; error?: Error }[] = [];
+  const at =
+    (level: string) =>
+    (message: string, ...extra: LogExtra[]) => {
+      const fields = Object.assign({}, ...extra.filter((e) => !(e instanceof Error)));
+      lines.push({ level, message, fields, error: extra.find((e): e is Error => e instanceof Error) });
+    };
+  const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { logger, lines };
+};
+
+const sql: Sql = { query: async () => [], transaction: (fn) => fn(sql) };
+
+describe("runInvocation: what every route, job and system call shares", () => {
+  it("writes one summary line carrying the correlation id, the statement count and annotations", async () => {
+    const { logger, lines } = recorder();
+    const result = await runInvocation({ name: "process-audio", deps: { logger, sql }, requestId: "job-1" }, async (inv) => {
+      await inv.sql.query("SELECT 1");
+      await inv.sql.query("SELECT 2");
+      inv.annotate({ postId: "p1" });
+      inv.log.debug("working");
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(lines.map((l) => l.fields.requestId)).toEqual(["job-1", "job-1"]);
+    expect(lines[1]).toMatchObject({ level: "info", message: "invocation", fields: { invocation: "process-audio", sqlStatements: 2, postId: "p1" } });
+    expect(lines[1]!.fields.durationMs).toEqual(expect.any(Number));
+  });
+
+  it("a fresh UUID is the correlation id when none is carried in", async () => {
+    const { logger, lines } = recorder();
+    await runInvocation({ name: "sweep", deps: { logger } }, async () => undefined);
+    expect(lines[0]!.fields.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("a domain error is rethrown as itself, coded on the line, with no stack logged", async () => {
+    const { logger, lines } = recorder();
+    const error = new DomainError("NOT_FOUND", "post not found");
+    await expect(runInvocation({ name: "x", deps: { logger } }, async () => Promise.reject(error))).rejects.toBe(error);
+    expect(lines.map((l) => l.level)).toEqual(["info"]);
+    expect(lines[0]!.fields.errorCode).toBe("NOT_FOUND");
+  });
+
+  it("an unreachable dependency becomes SERVICE_UNAVAILABLE and a fault INTERNAL, each logged once with its stack", async () => {
+    const { logger, lines } = recorder();
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const down = await runInvocation({ name: "x", deps: { logger } }, async () => Promise.reject(refused)).catch((e) => e);
+    expect(down).toMatchObject({ code: "SERVICE_UNAVAILABLE", cause: refused });
+    const bug = await runInvocation({ name: "x", deps: { logger } }, async () => Promise.reject(new TypeError("x is undefined"))).catch((e) => e);
+    expect(bug).toBeInstanceOf(DomainError);
+    expect(bug.code).toBe("INTERNAL");
+    expect(lines.filter((l) => l.level === "error").map((l) => l.error?.message)).toEqual(["connect ECONNREFUSED", "x is undefined"]);
+  });
+
+  it("an invocation without an SQL port fails clearly if it queries", async () => {
+    const { logger } = recorder();
+    const error = await runInvocation({ name: "openapi", deps: { logger } }, (inv) => inv.sql.query("SELECT 1")).catch((e) => e);
+    expect(error.cause.message).toMatch(/no SQL port/);
+  });
+});

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import type { DomainError } from "../domain-error";
+import { invocationLogger, type Logger } from "../observability/logger";
+import { countStatements } from "../sql/count-statements";
+import type { Sql } from "../sql/port";
+import { classifyError } from "./classify-error";
+
+/** What every invocation (an HTTP request, an SQS job, a system call, a sweep) gets. */
+export interface Invocation {
+  /** The correlation id: on every log line of the invocation, and echoed to HTTP callers. */
+  requestId: string;
+  log: Logger;
+  /** The invocation's SQL, counted for its log line (`sqlStatements`). Use it instead of `deps.sql`. */
+  sql: Sql & { readonly count: number };
+  /** Adds fields to the invocation's one summary log line (status, appId, postId...). */
+  annotate(fields: Record<string, unknown>): void;
+  /** Classifies a failure the invocation handles itself (answers it) rather than throws: logged once, coded on the line. */
+  failed(error: unknown): DomainError;
+}
+
+export interface InvocationOptions {
+  /** Names the invocation on its log line: the route's file, or the job (`process-audio`, `sweep`). */
+  name: string;
+  deps: { logger: Logger; sql?: Sql };
+  /** A correlation id carried in (an SQS message attribute, a validated X-Request-ID); a fresh UUID otherwise. */
+  requestId?: string;
+  /** Fields for the summary line known up front (method, path). */
+  fields?: Record<string, unknown>;
+  /** The summary line's message: `invocation` by default; the HTTP edge logs `request`. */
+  message?: string;
+}
+
+const noSql: Sql = {
+  query: () => Promise.reject(new Error("this invocation has no SQL port (add \"sql\" to the route's uses)")),
+  transaction: () => Promise.reject(new Error("this invocation has no SQL port (add \"sql\" to the route's uses)")),
+};
+
+/**
+ * Runs one invocation: a correlation id, a logger carrying it, counted SQL, error classification, and exactly one
+ * summary log line (`invocation`, `durationMs`, `sqlStatements`, `errorCode` when it failed, and annotations).
+ *
+ *   await runInvocation({ name: "process-audio", deps, requestId: message.requestId }, async ({ sql, log }) => {
+ *     await processPost(sql, postId);
+ *   });
+ *
+ * A throw from `fn` is logged (with its stack unless it is a DomainError) and rethrown classified as a DomainError
+ * (`SERVICE_UNAVAILABLE` for an unreachable dependency, `INTERNAL` otherwise, the original as `cause`), so a worker
+ * can map its code to retry or settle-failed. The HTTP edge answers failures itself through `failed()`.
+ */
+export const runInvocation = async <T>(options: InvocationOptions, fn: (invocation: Invocation) => Promise<T>): Promise<T> => {
+  const started = performance.now();
+  const requestId = options.requestId ?? randomUUID();
+  const log = invocationLogger(options.deps.logger, requestId);
+  const line: Record<string, unknown> = { invocation: options.name, ...options.fields };
+  const failed = (error: unknown): DomainError => {
+    const { failure, expected } = classifyError(error);
+    if (!expected) log.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
+    line.errorCode = failure.code;
+    return failure;
+  };
+  const invocation: Invocation = {
+    requestId,
+    log,
+    sql: countStatements(options.deps.sql ?? noSql),
+    annotate: (fields) => Object.assign(line, fields),
+    failed,
+  };
+  try {
+    return await fn(invocation);
+  } catch (error) {
+    const failure = failed(error);
+    throw failure === error ? error : Object.assign(failure, { cause: error });
+  } finally {
+    line.durationMs = Math.round(performance.now() - started);
+    line.sqlStatements = invocation.sql.count;
+    log.info(options.message ?? "invocation", line);
+  }
+};
