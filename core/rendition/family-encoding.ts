@@ -1,0 +1,37 @@
+/**
+ * How a processed variant is encoded so it stays in the upload's family (CONTRACT.md section 4): same MIME type,
+ * re-encoded with a codec that family's sniffing accepts. Settings favour speed at speech quality.
+ */
+import type { AcceptedMimeType } from "../audio/accepted-types";
+
+export interface Encoding {
+  /** ffmpeg output arguments, before the output path. */
+  args: string[];
+  ext: string;
+}
+
+const opus = ["-c:a", "libopus", "-b:a", "64k"];
+const aac = ["-c:a", "aac", "-b:a", "128k"];
+
+export const familyEncodings: Record<AcceptedMimeType, Encoding> = {
+  "audio/wav": { args: ["-c:a", "pcm_s16le", "-f", "wav"], ext: "wav" },
+  "audio/mpeg": { args: ["-c:a", "libmp3lame", "-q:a", "4", "-f", "mp3"], ext: "mp3" },
+  "audio/ogg": { args: [...opus, "-f", "ogg"], ext: "ogg" },
+  "audio/webm": { args: [...opus, "-f", "webm"], ext: "webm" },
+  // The ipod muxer writes the `M4A ` brand that audio/m4a names; audio/mp4 gets the plain mp4 muxer.
+  "audio/m4a": { args: [...aac, "-f", "ipod"], ext: "m4a" },
+  "audio/x-m4a": { args: [...aac, "-f", "ipod"], ext: "m4a" },
+  "audio/mp4": { args: [...aac, "-f", "mp4"], ext: "mp4" },
+};
+
+/**
+ * The mp3 rendition for playback (`GET /api/v1/audio?format=mp3`): mono 64 kbit/s, LAME's fastest search, which is
+ * transparent enough for speech and about twice as fast as the default.
+ */
+export const mp3Rendition: Encoding = {
+  args: ["-c:a", "libmp3lame", "-ac", "1", "-b:a", "64k", "-compression_level", "9", "-f", "mp3"],
+  ext: "mp3",
+};
+
+/** Only the audio stream, and no metadata or cover art carried over. */
+export const audioOnly = ["-map", "0:a:0", "-map_metadata", "-1", "-vn"];

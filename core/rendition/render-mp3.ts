@@ -1,0 +1,32 @@
+/**
+ * `POST /v1/render`: the mp3 rendition of a blob, stored at its rendition path (`renditions/<appId>/<cid>.mp3`).
+ * An mp3 upload is its own rendition (copied, not re-encoded). The same ffmpeg run also writes the analysis PCM when
+ * no earlier operation left it in the cache, so the duration and a later waveform cost no second decode.
+ */
+import { join } from "node:path";
+import { renditionKey } from "../blobs/blob-key";
+import { fetchBlob, storeAt } from "./blob-files";
+import { audioOnly, mp3Rendition } from "./family-encoding";
+import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
+import { type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
+import { runFfmpeg } from "./run-ffmpeg";
+import { withWorkspace } from "./temp-workspace";
+
+export function renderMp3(context: RenditionContext, source: RenditionSource): Promise<RenditionOutput> {
+  return withWorkspace(async (dir) => {
+    const key = sourceKey(source);
+    const input = join(dir, "source");
+    await fetchBlob(context.store, key, input);
+    let pcm = context.pcm.get(key);
+    const output = source.mimeType === "audio/mpeg" ? input : join(dir, `rendition.${mp3Rendition.ext}`);
+    const args = ["-i", input];
+    if (output !== input) args.push(...audioOnly, ...mp3Rendition.args, output);
+    if (!pcm) args.push(...analysisPcmOutput);
+    if (args.length > 2) {
+      const stdout = await runFfmpeg(context.ffmpeg, args, { collectStdout: !pcm, signal: context.signal });
+      if (!pcm) context.pcm.set(key, (pcm = pcmFromBytes(stdout)));
+    }
+    const stored = await storeAt(context.store, renditionKey(key, "mp3"), output, "audio/mpeg");
+    return { cid: stored.cid, mimeType: "audio/mpeg", size: stored.size, durationMs: pcmDurationMs(pcm!) };
+  });
+}

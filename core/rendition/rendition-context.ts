@@ -1,0 +1,30 @@
+/** What every rendition operation works with, and the request and answer shapes of CONTRACT.md section 13. */
+import type { AcceptedMimeType } from "../audio/accepted-types";
+import { blobKey } from "../blobs/blob-key";
+import type { BlobStore } from "../blobs/blob-store";
+import type { PcmCache } from "./pcm-cache";
+
+export interface RenditionContext {
+  store: BlobStore;
+  /** The ffmpeg binary (resolveFfmpegPath). */
+  ffmpeg: string;
+  pcm: PcmCache;
+  signal?: AbortSignal;
+}
+
+/** A request body: the blob at `blobs/<appId>/<cid>`, declared as `mimeType`. */
+export interface RenditionSource {
+  appId: string;
+  cid: string;
+  mimeType: AcceptedMimeType;
+}
+
+/** The answer of trim, denoise and render: the output blob. */
+export interface RenditionOutput {
+  cid: string;
+  mimeType: string;
+  size: number;
+  durationMs: number;
+}
+
+export const sourceKey = (source: Pick<RenditionSource, "appId" | "cid">): string => blobKey(source.appId, source.cid);

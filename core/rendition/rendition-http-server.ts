@@ -1,0 +1,23 @@
+/** Serves the rendition service over plain HTTP (the Node host of `npm run rendition`). */
+import { createServer, type Server } from "node:http";
+import { maxRequestBytes, type RenditionService } from "./rendition-service";
+
+export function createRenditionHttpServer(handle: RenditionService): Server {
+  return createServer(async (incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    for await (const chunk of incoming) {
+      size += (chunk as Buffer).length;
+      // Keep reading (and dropping) so the client gets the answer rather than a reset.
+      if (size > maxRequestBytes + 1) tooLarge = true;
+      else chunks.push(chunk as Buffer);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    const body = tooLarge ? "x".repeat(maxRequestBytes + 1) : Buffer.concat(chunks).toString("utf8");
+    const response = await handle({ method: incoming.method ?? "GET", path: new URL(incoming.url ?? "/", "http://host").pathname, headers, body });
+    outgoing.writeHead(response.status, { ...response.headers, "Content-Length": String(Buffer.byteLength(response.body)) });
+    outgoing.end(response.body);
+  });
+}

@@ -1,0 +1,41 @@
+/** The rendition service's composition root on a Node host: the configured blob store (file or S3), ffmpeg, the HTTP server. */
+import type { AddressInfo } from "node:net";
+import type { BlobStore } from "../blobs/blob-store";
+import type { Logger } from "../observability/logger";
+import { resolveFfmpegPath } from "./ffmpeg-path";
+import { createPcmCache } from "./pcm-cache";
+import type { RenditionConfig } from "./rendition-config";
+import { createRenditionHttpServer } from "./rendition-http-server";
+import { createRenditionService } from "./rendition-service";
+
+export interface RunningRendition {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function openBlobStore(config: RenditionConfig): Promise<BlobStore> {
+  if (config.blobs.kind === "fs") {
+    const { createFsBlobStore } = await import("../blobs/fs-blob-store");
+    return createFsBlobStore(config.blobs.dir);
+  }
+  const { createS3BlobStore } = await import("../blobs/s3-blob-store");
+  return createS3BlobStore({ bucket: config.blobs.bucket });
+}
+
+export async function startRendition(
+  config: RenditionConfig,
+  logger: Logger,
+  options: { host?: string; port?: number; store?: BlobStore; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunningRendition> {
+  const store = options.store ?? (await openBlobStore(config));
+  const ffmpeg = resolveFfmpegPath(options.env ?? process.env);
+  const service = createRenditionService({ context: { store, ffmpeg, pcm: createPcmCache() }, token: config.token, logger });
+  const server = createRenditionHttpServer(service);
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve) => server.listen(options.port ?? config.port, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,208 @@
+/** The rendition service over real HTTP, real ffmpeg and a file blob store: CONTRACT.md section 13. */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AcceptedMimeType, acceptedAudioTypes } from "../audio/accepted-types";
+import { rawCid } from "../audio/raw-cid";
+import { sniffAudioFamily } from "../audio/sniff-audio";
+import { blobKey, renditionKey } from "../blobs/blob-key";
+import type { FsBlobStore } from "../blobs/blob-store";
+import { createFsBlobStore } from "../blobs/fs-blob-store";
+import { createLogger } from "../observability/logger";
+import { decodeSamples, levelDb, makeClip } from "../../test/support/rendition-fixtures";
+import { parseRenditionConfig } from "./rendition-config";
+import { type RunningRendition, startRendition } from "./rendition-node-root";
+
+const token = "rendition-test-token-0000000000000000000000";
+const logger = createLogger("silent");
+const appId = "demo";
+
+let dir: string;
+let store: FsBlobStore;
+let service: RunningRendition;
+let tokenless: RunningRendition;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rendition-service-test-"));
+  store = createFsBlobStore(join(dir, "blobs"));
+  const config = parseRenditionConfig({ SVC_BLOB_DIR: join(dir, "blobs"), RENDITION_SERVICE_TOKEN: token, RENDITION_PORT: "0" }, logger);
+  service = await startRendition(config, logger, { store });
+  tokenless = await startRendition({ ...config, token: undefined }, logger, { store });
+});
+
+afterAll(async () => {
+  await service?.close();
+  await tokenless?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const put = async (bytes: Buffer) => {
+  const cid = rawCid(bytes);
+  await store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
+  return cid;
+};
+
+const call = async (path: string, body: unknown, options: { auth?: string | null; base?: RunningRendition } = {}) => {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  const auth = options.auth === undefined ? `Bearer ${token}` : options.auth;
+  if (auth !== null) headers.Authorization = auth;
+  const response = await fetch(`${(options.base ?? service).url}${path}`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+const blobBytes = async (cid: string) => Buffer.from(await readFile(join(dir, "blobs", "blobs", appId, cid)));
+
+const routes = ["/v1/trim", "/v1/denoise", "/v1/render", "/v1/waveform"];
+
+describe("rendition service auth", () => {
+  const someBody = { appId, cid: rawCid(Buffer.from("x")), mimeType: "audio/wav" };
+
+  it.each(routes)("%s answers 503 when neither RENDITION_SERVICE_TOKEN nor SYSTEM_AUTH_TOKEN is set", async (route) => {
+    const { status, body } = await call(route, someBody, { base: tokenless });
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });
+    expect(typeof body.requestId).toBe("string");
+  });
+
+  it.each(routes)("%s answers 401 for a wrong or missing bearer token", async (route) => {
+    expect((await call(route, someBody, { auth: `Bearer ${token}x` })).body).toMatchObject({ success: false, error: { code: "UNAUTHORIZED" } });
+    expect((await call(route, someBody, { auth: null })).status).toBe(401);
+    expect((await call(route, someBody, { auth: token })).status).toBe(401);
+  });
+
+  it("falls back to SYSTEM_AUTH_TOKEN when RENDITION_SERVICE_TOKEN is unset", () => {
+    expect(parseRenditionConfig({ SVC_BLOB_DIR: dir, SYSTEM_AUTH_TOKEN: token }, logger).token).toBe(token);
+    expect(parseRenditionConfig({ SVC_BLOB_DIR: dir, SYSTEM_AUTH_TOKEN: token, RENDITION_SERVICE_TOKEN: `${token}r` }, logger).token).toBe(`${token}r`);
+    expect(parseRenditionConfig({ SVC_BLOB_DIR: dir, SYSTEM_AUTH_TOKEN: "short", RENDITION_SERVICE_TOKEN: "" }, logger).token).toBeUndefined();
+  });
+
+  it("answers 404 in the envelope for an unknown route", async () => {
+    const { status, body } = await call("/v1/transcode", someBody);
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+  });
+});
+
+describe("rendition service errors", () => {
+  it.each(routes)("%s answers 400 for a bad body", async (route) => {
+    const cid = rawCid(Buffer.from("x"));
+    for (const bad of ["not json", { appId, cid }, { appId, cid, mimeType: "audio/flac" }, { appId: "../x", cid, mimeType: "audio/wav" }, { appId, cid: "bafy", mimeType: "audio/wav" }, { appId, cid, mimeType: "audio/wav", extra: 1 }]) {
+      const { status, body } = await call(route, bad);
+      expect(status, JSON.stringify(bad)).toBe(400);
+      expect(body.error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  it.each(routes)("%s answers 404 when the source blob is missing", async (route) => {
+    const { status, body } = await call(route, { appId, cid: rawCid(Buffer.from(`missing ${route}`)), mimeType: "audio/wav" });
+    expect(status).toBe(404);
+    expect(body.error.code).toBe("NOT_FOUND");
+  });
+
+  it.each(routes)("%s answers 502 when ffmpeg fails, with no ffmpeg output in the answer", async (route) => {
+    const cid = await put(Buffer.from(`RIFF this is not audio at all ${route}`));
+    const { status, body } = await call(route, { appId, cid, mimeType: "audio/wav" });
+    expect(status).toBe(502);
+    expect(body).toMatchObject({ success: false, error: { code: "INTERNAL", message: "ffmpeg failed to process the audio" } });
+  });
+});
+
+describe("trim", () => {
+  // 1 s silence, 2 s tone, 1 s silence: the tone plus 150 ms either side is 2.3 s.
+  const expectedMs = 2300;
+
+  it.each<[AcceptedMimeType, boolean]>([
+    ["audio/wav", false],
+    ["audio/wav", true],
+    ["audio/mpeg", false],
+    ["audio/ogg", true],
+    ["audio/webm", false],
+    ["audio/m4a", true],
+    ["audio/mp4", false],
+  ])("trims %s (noise at -40 dBFS: %s) to within 150 ms of the expected duration, in the upload's family", async (mimeType, noise) => {
+    const cid = await put(await makeClip(mimeType, { noise }));
+    const { status, body } = await call("/v1/trim", { appId, cid, mimeType });
+    expect(status).toBe(200);
+    expect(body.data.mimeType).toBe(mimeType);
+    expect(body.data.cid).not.toBe(cid);
+    expect(Math.abs(body.data.durationMs - expectedMs)).toBeLessThanOrEqual(150);
+    const bytes = await blobBytes(body.data.cid);
+    expect(body.data.size).toBe(bytes.length);
+    expect(rawCid(bytes)).toBe(body.data.cid);
+    expect(await sniffAudioFamily(bytes)).toBe(acceptedAudioTypes[mimeType]);
+    const decodedMs = ((await decodeSamples(bytes)).length / 48000) * 1000;
+    expect(Math.abs(decodedMs - expectedMs)).toBeLessThanOrEqual(150);
+  });
+
+  it("never trims a clip that is all silence to nothing", async () => {
+    const bytes = await makeClip("audio/wav", { lead: 2, tone: 0, tail: 1 });
+    const cid = await put(bytes);
+    const { status, body } = await call("/v1/trim", { appId, cid, mimeType: "audio/wav" });
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({ cid, mimeType: "audio/wav", size: bytes.length });
+    expect(Math.abs(body.data.durationMs - 3000)).toBeLessThanOrEqual(20);
+  });
+
+  it("leaves a clip with sound to both ends as it is", async () => {
+    const bytes = await makeClip("audio/wav", { lead: 0, tone: 2, tail: 0, noise: true });
+    const cid = await put(bytes);
+    expect((await call("/v1/trim", { appId, cid, mimeType: "audio/wav" })).body.data.cid).toBe(cid);
+  });
+});
+
+describe("waveform", () => {
+  it("is BBC JSON v2, 8 bits, 20 points per second, flat in the silence and full in the tone", async () => {
+    const cid = await put(await makeClip("audio/webm", { lead: 1, tone: 2, tail: 1 }));
+    const { status, body } = await call("/v1/waveform", { appId, cid, mimeType: "audio/webm" });
+    expect(status).toBe(200);
+    const waveform = body.data;
+    expect(waveform).toMatchObject({ version: 2, channels: 1, bits: 8, sample_rate: 8000, samples_per_pixel: 400 });
+    expect(Math.abs(waveform.length - 80)).toBeLessThanOrEqual(2);
+    expect(waveform.data).toHaveLength(waveform.length * 2);
+    const peak = (i: number) => Math.max(Math.abs(waveform.data[2 * i]), Math.abs(waveform.data[2 * i + 1]));
+    // 0.5 full scale is 64 at 8 bits.
+    for (const i of [2, 10, 18, 72, 78]) expect(peak(i)).toBeLessThanOrEqual(2);
+    for (const i of [25, 40, 55]) expect(peak(i)).toBeGreaterThanOrEqual(55);
+  });
+});
+
+describe("render", () => {
+  it("stores an mp3 at the source's rendition path that decodes without error", async () => {
+    const cid = await put(await makeClip("audio/ogg"));
+    const { status, body } = await call("/v1/render", { appId, cid, mimeType: "audio/ogg" });
+    expect(status).toBe(200);
+    expect(body.data.mimeType).toBe("audio/mpeg");
+    const bytes = Buffer.from(await readFile(join(dir, "blobs", ...renditionKey(blobKey(appId, cid), "mp3").split("/"))));
+    expect(rawCid(bytes)).toBe(body.data.cid);
+    expect(body.data.size).toBe(bytes.length);
+    expect(await sniffAudioFamily(bytes)).toBe("mp3");
+    const samples = await decodeSamples(bytes);
+    expect(Math.abs(samples.length / 48 - 4000)).toBeLessThanOrEqual(100);
+    expect(Math.abs(body.data.durationMs - 4000)).toBeLessThanOrEqual(100);
+  });
+});
+
+describe("denoise", () => {
+  it("lowers the noise floor in the gaps by at least 15 dB with RNNoise, in the upload's family", async () => {
+    const original = await makeClip("audio/wav", { noise: true });
+    const cid = await put(original);
+    const { status, body } = await call("/v1/denoise", { appId, cid, mimeType: "audio/wav" });
+    expect(status).toBe(200);
+    expect(body.data.mimeType).toBe("audio/wav");
+    const bytes = await blobBytes(body.data.cid);
+    expect(await sniffAudioFamily(bytes)).toBe("wav");
+    const before = await decodeSamples(original);
+    const after = await decodeSamples(bytes);
+    for (const [from, to] of [[0.1, 0.9], [3.1, 3.9]] as const) {
+      expect(levelDb(before, from, to)).toBeGreaterThan(-41);
+      expect(levelDb(after, from, to)).toBeLessThanOrEqual(levelDb(before, from, to) - 15);
+    }
+    expect(Math.abs(body.data.durationMs - 4000)).toBeLessThanOrEqual(20);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The rendition service's HTTP surface, runtime-neutral (the Node server and the Lambda function URL both call it):
+ * bearer auth, the four operations of CONTRACT.md section 13, and the service's envelope.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../observability/logger";
+import { bearerToken, secretMatches } from "../tenancy/service-token";
+import { SourceMissingError } from "./blob-files";
+import { denoiseAudio } from "./denoise-audio";
+import { renderMp3 } from "./render-mp3";
+import type { RenditionContext, RenditionSource } from "./rendition-context";
+import { parseRenditionRequest, type RequestIssue } from "./rendition-request";
+import { FfmpegError } from "./run-ffmpeg";
+import { trimAudio } from "./trim-audio";
+import { waveformAudio } from "./waveform-audio";
+
+export interface RenditionHttpRequest {
+  method: string;
+  path: string;
+  /** Header names lower-cased. */
+  headers: Readonly<Record<string, string | undefined>>;
+  body: string;
+}
+
+export interface RenditionHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const operations = {
+  "/v1/trim": trimAudio,
+  "/v1/denoise": denoiseAudio,
+  "/v1/render": renderMp3,
+  "/v1/waveform": waveformAudio,
+} satisfies Record<string, (context: RenditionContext, source: RenditionSource) => Promise<unknown>>;
+
+/** Request bodies are three short strings; anything near this is not a rendition request. */
+export const maxRequestBytes = 4096;
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export interface RenditionServiceOptions {
+  context: RenditionContext;
+  /** RENDITION_SERVICE_TOKEN, else SYSTEM_AUTH_TOKEN; undefined makes every route answer 503 (fail closed). */
+  token: string | undefined;
+  logger: Logger;
+}
+
+export function createRenditionService({ context, token, logger }: RenditionServiceOptions) {
+  // Identical concurrent requests (two playback misses for one rendition) share one run.
+  const inflight = new Map<string, Promise<unknown>>();
+
+  const run = (path: keyof typeof operations, source: RenditionSource) => {
+    const key = `${path} ${source.appId}/${source.cid} ${source.mimeType}`;
+    let running = inflight.get(key);
+    if (!running) {
+      running = operations[path](context, source).finally(() => inflight.delete(key));
+      inflight.set(key, running);
+    }
+    return running;
+  };
+
+  return async function handle(request: RenditionHttpRequest): Promise<RenditionHttpResponse> {
+    const started = Date.now();
+    const presentedId = request.headers["x-request-id"];
+    const requestId = presentedId && uuid.test(presentedId) ? presentedId : randomUUID();
+    const log = logger.createChild({ persistentKeys: { requestId } });
+    const answer = (status: number, body: object): RenditionHttpResponse => {
+      log.info("rendition request", { method: request.method, path: request.path, status, durationMs: Date.now() - started });
+      return { status, headers: { "Content-Type": "application/json", "X-Request-ID": requestId }, body: JSON.stringify(body) };
+    };
+    const fail = (status: number, code: string, message: string, issues?: RequestIssue[]) =>
+      answer(status, { success: false, error: { message, code, ...(issues && { issues }) }, requestId });
+
+    if (token === undefined) return fail(503, "SERVICE_UNAVAILABLE", "the rendition service has no token configured");
+    const presented = bearerToken(request.headers.authorization);
+    if (presented === undefined || !secretMatches(presented, token)) return fail(401, "UNAUTHORIZED", "missing or invalid bearer token");
+
+    const path = request.path as keyof typeof operations;
+    if (request.method !== "POST" || !Object.hasOwn(operations, path)) return fail(404, "NOT_FOUND", "no such route");
+    if (Buffer.byteLength(request.body) > maxRequestBytes) return fail(400, "VALIDATION_ERROR", "body too large");
+    const parsed = parseRenditionRequest(request.body);
+    if (!parsed.ok) return fail(400, "VALIDATION_ERROR", "invalid request body", parsed.issues);
+
+    try {
+      return answer(200, { success: true, data: await run(path, parsed.source) });
+    } catch (error) {
+      if (error instanceof SourceMissingError) return fail(404, "NOT_FOUND", "source blob not found");
+      if (error instanceof FfmpegError) {
+        // ffmpeg's stderr explains the failure to the operator; the caller only learns that it failed.
+        log.error("ffmpeg failed", { path: request.path, appId: parsed.source.appId, cid: parsed.source.cid, error: error.message, stderr: error.stderr });
+        return fail(502, "INTERNAL", "ffmpeg failed to process the audio");
+      }
+      log.error("rendition failed", { path: request.path, error: error instanceof Error ? error.message : String(error) });
+      return fail(500, "INTERNAL", "internal error");
+    }
+  };
+}
+
+export type RenditionService = ReturnType<typeof createRenditionService>;

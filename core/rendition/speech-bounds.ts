@@ -1,0 +1,82 @@
+/**
+ * Where the sound starts and ends, with a threshold that follows the clip's own noise floor. A fixed threshold
+ * fails on real recordings: speech over a floor near -38 dBFS has no "silence" below -40 dB at all.
+ */
+import type { Pcm } from "./pcm";
+
+/** Level analysis window. */
+const windowMs = 20;
+/** A run this long above the threshold counts as sound; shorter blips (a click) do not. */
+const minRunWindows = 3;
+/** Silence kept before the first and after the last sound. */
+export const keptSilenceMs = 150;
+/** Below this spread between the quiet and the loud parts nothing tells sound from noise: the clip is kept whole. */
+const minContrastDb = 6;
+const digitalSilenceDb = -120;
+
+export interface LevelProfile {
+  /** dBFS of each window, RMS. */
+  levels: Float64Array;
+  /** The 10th percentile level: the noise floor when at least a tenth of the clip is pauses. */
+  floorDb: number;
+  /** The 95th percentile level: the loud parts. */
+  loudDb: number;
+  /** Windows above this are sound. */
+  thresholdDb: number;
+}
+
+const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+export function levelProfile(pcm: Pcm): LevelProfile {
+  const size = Math.max(1, Math.round((pcm.sampleRate * windowMs) / 1000));
+  const count = Math.floor(pcm.samples.length / size);
+  const levels = new Float64Array(count);
+  for (let w = 0; w < count; w++) {
+    let sum = 0;
+    for (let i = w * size, end = i + size; i < end; i++) {
+      const s = pcm.samples[i]! / 32768;
+      sum += s * s;
+    }
+    const rms = Math.sqrt(sum / size);
+    levels[w] = rms > 0 ? Math.max(digitalSilenceDb, 20 * Math.log10(rms)) : digitalSilenceDb;
+  }
+  const sorted = levels.slice().sort();
+  const floorDb = count ? percentile(sorted, 0.1) : digitalSilenceDb;
+  const loudDb = count ? percentile(sorted, 0.95) : digitalSilenceDb;
+  // Halfway up from the floor, at most 10 dB above it (quiet speech over noise), and never more than 40 dB under
+  // the loud parts (so encoder noise over digital silence does not count as sound).
+  const thresholdDb = Math.max(floorDb + Math.min(10, (loudDb - floorDb) / 2), loudDb - 40);
+  return { levels, floorDb, loudDb, thresholdDb };
+}
+
+export interface SpeechBounds {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * The span to keep: from `keptSilenceMs` before the first sustained sound to `keptSilenceMs` after the last, or
+ * undefined when the clip has nothing to trim (no contrast, all silence, or sound from end to end).
+ */
+export function speechBounds(pcm: Pcm): SpeechBounds | undefined {
+  const profile = levelProfile(pcm);
+  const { levels, thresholdDb } = profile;
+  if (profile.loudDb - profile.floorDb < minContrastDb) return undefined;
+  let first = -1;
+  let last = -1;
+  let run = 0;
+  for (let w = 0; w < levels.length; w++) {
+    run = levels[w]! > thresholdDb ? run + 1 : 0;
+    if (run === minRunWindows) {
+      if (first < 0) first = w - minRunWindows + 1;
+    }
+    if (run >= minRunWindows) last = w;
+  }
+  if (first < 0) return undefined;
+  const totalMs = (pcm.samples.length * 1000) / pcm.sampleRate;
+  const startMs = Math.max(0, first * windowMs - keptSilenceMs);
+  const endMs = Math.min(totalMs, (last + 1) * windowMs + keptSilenceMs);
+  // Less than one window to gain at either end: leave the clip as it is rather than re-encode it for nothing.
+  if (startMs < windowMs && totalMs - endMs < windowMs) return undefined;
+  return { startMs: Math.round(startMs), endMs: Math.round(endMs) };
+}

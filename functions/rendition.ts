@@ -1,0 +1,35 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { createS3BlobStore } from "../core/blobs/s3-blob-store";
+import { createLogger } from "../core/observability/logger";
+import { resolveFfmpegPath } from "../core/rendition/ffmpeg-path";
+import { createPcmCache } from "../core/rendition/pcm-cache";
+import { parseRenditionConfig } from "../core/rendition/rendition-config";
+import { createRenditionService, type RenditionService } from "../core/rendition/rendition-service";
+
+/**
+ * The rendition service as a Lambda behind a function URL (payload 2.0): S3 only, ffmpeg from
+ * `@ffmpeg-installer/linux-arm64` installed beside the bundle (or FFMPEG_PATH), writes only under the temp dir.
+ * The service is built on the first invocation and reused while the container is warm (its PCM cache too).
+ */
+let service: RenditionService | undefined;
+
+const renditionService = (): RenditionService => {
+  if (service) return service;
+  const config = parseRenditionConfig(process.env, createLogger("info"));
+  if (config.blobs.kind !== "s3") throw new Error("the rendition Lambda uses S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
+  const logger = createLogger(config.logLevel).createChild({ persistentKeys: { component: "rendition" } });
+  service = createRenditionService({
+    context: { store: createS3BlobStore({ bucket: config.blobs.bucket }), ffmpeg: resolveFfmpegPath(), pcm: createPcmCache() },
+    token: config.token,
+    logger,
+  });
+  return service;
+};
+
+export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  const body = event.body === undefined ? "" : event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  const response = await renditionService()({ method: event.requestContext.http.method, path: event.rawPath, headers, body });
+  return { statusCode: response.status, headers: response.headers, body: response.body };
+};
