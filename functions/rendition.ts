@@ -17,7 +17,7 @@ const renditionService = (): RenditionService => {
   if (service) return service;
   const config = parseRenditionConfig(process.env, createLogger("info"));
   if (config.blobs.kind !== "s3") throw new Error("the rendition Lambda uses S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
-  const logger = createLogger(config.logLevel).createChild({ persistentKeys: { component: "rendition" } });
+  const logger = createLogger(config.logLevel);
   service = createRenditionService({
     context: { store: createS3BlobStore({ bucket: config.blobs.bucket }), ffmpeg: resolveFfmpegPath(), pcm: createPcmCache() },
     token: config.token,

@@ -15,7 +15,7 @@ try {
   bootLogger.error(error.message);
   process.exit(1);
 }
-const logger = createLogger(config.logLevel).createChild({ persistentKeys: { component: "rendition" } });
+const logger = createLogger(config.logLevel);
 const running = await startRendition(config, logger, { host: process.env.HOST?.trim() || "127.0.0.1" });
 logger.info("rendition service listening", { url: running.url, blobs: config.blobs.kind, token: config.token ? "set" : "unset" });
 

@@ -3,7 +3,7 @@
  * bearer auth, the four operations of CONTRACT.md section 13, and the service's envelope.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../observability/logger";
+import { invocationLogger, type Logger } from "../observability/logger";
 import { bearerToken, secretMatches } from "../tenancy/service-token";
 import { SourceMissingError } from "./blob-files";
 import { denoiseAudio } from "./denoise-audio";
@@ -65,7 +65,7 @@ export function createRenditionService({ context, token, logger }: RenditionServ
     const started = Date.now();
     const presentedId = request.headers["x-request-id"];
     const requestId = presentedId && uuid.test(presentedId) ? presentedId : randomUUID();
-    const log = logger.createChild({ persistentKeys: { requestId } });
+    const log = invocationLogger(logger, requestId);
     const answer = (status: number, body: object): RenditionHttpResponse => {
       log.info("rendition request", { method: request.method, path: request.path, status, durationMs: Date.now() - started });
       return { status, headers: { "Content-Type": "application/json", "X-Request-ID": requestId }, body: JSON.stringify(body) };
