@@ -64,6 +64,15 @@ describe.each(serviceMatrix)("rate limits over $name", ({ driver, sql }) => {
     expect((await svc.get("/api/v1/posts?rootAuthor=x")).status).toBe(200);
   });
 
+  it("each RateLimit-Policy is named for what it keys on: actor, tenant or ip, beside the aggregate-ip limit", async () => {
+    const policies = (res: { headers: Record<string, string> }) =>
+      [...(res.headers["ratelimit-policy"] ?? "").matchAll(/"([^"]+)";q=(\d+)/g)].map(([, name, q]) => `${name}=${q}`);
+    expect(policies(await svc.get("/api/v1/posts", { actor: "named-1" }))).toEqual(["actor=60", "aggregate-ip=600"]);
+    expect(policies(await svc.get("/api/v1/posts?rootAuthor=named-1"))).toEqual(["tenant=60", "aggregate-ip=600"]);
+    expect(policies(await svc.get("/api/v1/audio", { token: null }))).toEqual(["ip=60", "aggregate-ip=600"]);
+    expect(policies(await write("named-2"))).toEqual(["actor=10", "aggregate-ip=120"]);
+  });
+
   it("public routes (health, description) are not limited", async () => {
     for (let i = 0; i < 70; i++) expect((await svc.get("/health", { token: null, ip: "198.51.100.10" })).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 import type { RateLimitResult } from "./take-rate-limits";
 
 // Header values follow draft-ietf-httpapi-ratelimit-headers (structured-field lists):
-//   RateLimit-Policy: "actor";q=10;w=900, "ip";q=120;w=900
+//   RateLimit-Policy: "actor";q=10;w=900, "aggregate-ip";q=120;w=900
 //   RateLimit: "actor";r=3;t=412
 
 const sfString = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
