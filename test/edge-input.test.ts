@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends } from "./support/databases";
 import { createPost, replyTo } from "./support/post-bodies";
-import { startTestService, type DriverName, type TestService } from "./support/test-service";
+import { edgeMatrix } from "./support/service-matrix";
+import { startTestService, type TestService } from "./support/test-service";
 
-const matrix = backends.flatMap((backend) =>
-  (["node", "lambda"] as DriverName[]).map((driver) => ({ name: `${driver} on ${backend.name}`, driver, sql: backend.open })),
-);
-
-describe.each(matrix)("input refused at the edge, over $name", ({ driver, sql }) => {
+describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sql }) => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ driver, sql });

@@ -6,6 +6,9 @@ import { DomainError, validationError } from "../domain-error";
 /** One hour: how long a playback URL in a post view stays valid. */
 export const playbackTtlSeconds = 3600;
 
+/** How far ahead of this host's clock the host that signed a URL may run. */
+const clockSkewSeconds = 60;
+
 const sign = (secret: string, path: string, exp: number) => createHmac("sha256", secret).update(`${path}.${exp}`).digest("base64url");
 
 export const unixSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
@@ -47,7 +50,8 @@ export function verifyPlayback(query: URLSearchParams, secret: string, now: Date
   const expText = query.get("exp");
   const sig = query.get("sig");
   if (!expText || !sig) throw forbidden("missing playback signature");
-  if (!/^[0-9]{1,12}$/.test(expText)) throw forbidden("bad playback signature");
+  // One spelling per URL: decimal digits without leading zeros, so `exp=00<exp>` is not a second valid form.
+  if (!/^(0|[1-9][0-9]{0,11})$/.test(expText)) throw forbidden("bad playback signature");
   const exp = Number(expText);
 
   // Compared as fixed-length strings in constant time; a canonical signature is always 43 base64url characters.
@@ -55,5 +59,7 @@ export function verifyPlayback(query: URLSearchParams, secret: string, now: Date
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("bad playback signature");
   if (unixSeconds(now) >= exp) throw forbidden("playback URL expired");
+  // No URL outlives the lifetime it was issued with (a leaked signing key cannot mint one for years).
+  if (exp - unixSeconds(now) > playbackTtlSeconds + clockSkewSeconds) throw forbidden("playback URL expires too far ahead");
   return { ...address, exp };
 }

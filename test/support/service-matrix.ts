@@ -11,3 +11,9 @@ export const serviceMatrix = [
   ),
   ...dataApiBackends.map((backend) => ({ name: `lambda on ${backend.name}`, driver: "lambda" as DriverName, sql: backend.open })),
 ];
+
+/** Both drivers on PGlite and (when TEST_DATABASE_URL is set) Postgres, without the Data API emulator: for suites
+ * whose rules live at the HTTP edge rather than in the SQL adapter. */
+export const edgeMatrix = backends.flatMap((backend) =>
+  (["node", "lambda"] as DriverName[]).map((driver) => ({ name: `${driver} on ${backend.name}`, driver, sql: backend.open })),
+);

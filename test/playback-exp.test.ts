@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signPlaybackUrl, unixSeconds } from "../core/audio/playback-url";
+import { audioFixture } from "./support/audio-fixtures";
+import { multipartBody } from "./support/multipart-body";
+import { edgeMatrix } from "./support/service-matrix";
+import { startTestService, type TestService } from "./support/test-service";
+
+describe.each(edgeMatrix)("playback URL expiry over $name", ({ driver, sql }) => {
+  let svc: TestService;
+  let key: string;
+  beforeAll(async () => {
+    svc = await startTestService({ driver, sql });
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: (await audioFixture("audio/wav")).bytes, type: "audio/wav" }]);
+    const uploaded = await svc.post("/api/v1/audio/upload", { actor: "exp-1", body, headers: { "content-type": contentType } });
+    key = `blobs/alpha/${uploaded.json.data.blob.ref.$link}`;
+  });
+  afterAll(() => svc?.close());
+
+  const play = (url: string) => svc.get(url.slice(svc.baseUrl.length), { token: null });
+  const sign = (ttlSeconds?: number) =>
+    signPlaybackUrl({ baseUrl: svc.baseUrl, key, secret: svc.deps.config.playbackSigningKey, now: new Date(), ttlSeconds });
+
+  it("a playback URL has exactly one valid spelling: exp with leading zeros is 403 FORBIDDEN", async () => {
+    const url = sign();
+    expect((await play(url)).status).toBe(200);
+    for (const spelling of ["0", "00", "000000"]) {
+      const res = await play(url.replace("&exp=", `&exp=${spelling}`));
+      expect(res.status, spelling).toBe(403);
+      expect(res.json.error.code).toBe("FORBIDDEN");
+    }
+    expect((await play(url.replace(/&exp=(\d+)/, "&exp=+$1"))).status).toBe(403);
+  });
+
+  it("an exp further ahead than the one-hour lifetime allows is 403 FORBIDDEN, even when correctly signed", async () => {
+    const tenYears = sign(10 * 365 * 24 * 3600);
+    expect(Number(new URL(tenYears).searchParams.get("exp"))).toBeGreaterThan(unixSeconds(new Date()) + 3600);
+    const res = await play(tenYears);
+    expect(res.status).toBe(403);
+    expect(res.json.error.code).toBe("FORBIDDEN");
+    expect((await play(sign(2 * 3600))).status).toBe(403);
+    expect((await play(sign(3600))).status).toBe(200);
+  });
+});
