@@ -1,20 +1,50 @@
 /**
- * Whether an error means a store or service the request needs could not be reached (answered 503
- * SERVICE_UNAVAILABLE) rather than a fault in this code (500 INTERNAL). Recognises the shapes the adapters'
- * clients throw: Node socket errors, Postgres connection SQLSTATEs, and AWS SDK server faults and throttling.
+ * Whether an error means a store or service the request needs could not be reached, or could not answer in time
+ * (answered 503 SERVICE_UNAVAILABLE), rather than a fault in this code (500 INTERNAL). Recognises what every
+ * backend's client throws: Node socket errors, Postgres SQLSTATEs (pg and PGlite put them in `code`; the Data API
+ * adapter copies them there from the message), pg's own connection and timeout errors, PGlite closed, and AWS SDK
+ * server faults, throttling, timeouts and the Data API's resume and link failures.
  */
-const socketCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
-// Class 08 (connection exception), admin/crash shutdown, cannot connect now, too many connections.
-const postgresUnavailable = /^(08...|57P0[1-3]|53300)$/;
+const socketCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+]);
+
+/**
+ * SQLSTATE classes and codes of an unavailable database: 08 connection exception, 53 insufficient resources (too many
+ * connections, out of memory or disk), 55000 object not in prerequisite state (a database with ALLOW_CONNECTIONS
+ * false), 55P03 lock not available (lock_timeout), 57014 statement timeout, 57P01-57P05 shutdown, cannot connect now
+ * and idle timeouts, 58 system errors, 25006 read-only transaction (a failover in progress).
+ */
+const postgresUnavailable = /^(08...|53...|55000|55P03|57014|57P0[1-5]|58...|25006)$/;
+
 const awsUnavailable = new Set([
   "DatabaseResumingException",
+  "DatabaseUnavailableException",
+  "StatementTimeoutException",
   "ServiceUnavailableError",
   "ServiceUnavailableException",
   "InternalServerErrorException",
   "ThrottlingException",
+  "TooManyRequestsException",
   "SlowDown",
   "TimeoutError",
+  "RequestTimeout",
+  "RequestTimeoutException",
 ]);
+
+/** Messages of errors that carry no code: pg's connection and read timeouts, PGlite after close, Data API links. */
+const unavailableMessage =
+  /^Connection terminated|^timeout exceeded when trying to connect|^Query read timeout|^PGlite is closed|Communications link failure|^Client has encountered a connection error/;
 
 export const isDependencyUnavailable = (error: unknown): boolean => {
   for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -22,7 +52,7 @@ export const isDependencyUnavailable = (error: unknown): boolean => {
     if (typeof code === "string" && (socketCodes.has(code) || postgresUnavailable.test(code))) return true;
     if (typeof name === "string" && awsUnavailable.has(name)) return true;
     if ($fault === "server") return true;
-    if (typeof message === "string" && /^Connection terminated/.test(message)) return true;
+    if (typeof message === "string" && unavailableMessage.test(message)) return true;
   }
   return false;
 };
