@@ -1,6 +1,7 @@
 import type { BlobStore } from "./blobs/blob-store";
 import type { Config, Tenant } from "./config/types";
 import type { Logger } from "./observability/logger";
+import type { Enrichment } from "./processing/enrichment";
 import type { Sql } from "./sql/port";
 
 /** The ports a handler gets; each runtime's composition root picks the adapters once. */
@@ -11,4 +12,6 @@ export interface Deps {
   custody: { prove(tenant: Tenant): Promise<void> };
   logger: Logger;
   now: () => Date;
+  /** Request-time stage decisions, dispatch, and the worker pass's ports. */
+  enrichment: Enrichment;
 }

@@ -2,7 +2,8 @@ import * as z from "zod";
 import { defineRoute } from "./http/route";
 import { listPostsQuerySchema, listRepliesQuerySchema, postIdParamsSchema } from "./posts/list-query";
 import { pageSchema, postViewSchema } from "./posts/post-view-schema";
-import { blobRefSchema, createPostBodySchema } from "./records/post-schema";
+import { blobRefSchema, createPostBodySchema, patchPostBodySchema } from "./records/post-schema";
+import { jobSchema } from "./processing/parse-job";
 import { healthSchema } from "./health/health-schema";
 import { createUploadBody, createUploadResponseSchema, playbackQuerySchema, uploadIdParamsSchema } from "./audio/audio-route-schemas";
 
@@ -63,6 +64,33 @@ export const routes = {
     query: listRepliesQuerySchema,
     response: pageSchema(postViewSchema),
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  patchPost: defineRoute({
+    file: "patch-post",
+    method: "PATCH",
+    path: "/api/v1/posts/{postId}",
+    summary: "Request enrichment stages of the author's post (at least one stage true); answers 202 with the post view",
+    auth: "actor",
+    rateLimit: "write",
+    status: 202,
+    params: postIdParamsSchema,
+    body: { kind: "json", schema: patchPostBodySchema, maxBytes: JSON_BODY_LIMIT },
+    response: postViewSchema,
+    idempotent: true,
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED", "SERVICE_UNAVAILABLE"],
+  }),
+  processAudio: defineRoute({
+    file: "process-audio",
+    method: "POST",
+    path: "/api/v1/system/process-audio",
+    summary: "Run a processing pass for a post (task-queue worker URL); 503 asks the caller to retry",
+    auth: "system",
+    rateLimit: null,
+    status: 200,
+    body: { kind: "json", schema: jobSchema, maxBytes: 4096 },
+    response: z.object({ ran: z.boolean() }),
+    internal: true,
+    errors: ["VALIDATION_ERROR", "UNAUTHORIZED", "SERVICE_UNAVAILABLE"],
   }),
   uploadAudio: defineRoute({
     file: "upload-audio",

@@ -15,6 +15,8 @@ const impl = implement(route, async (call) => ({
     body: call.body,
     now: call.deps.now(),
     idempotency: call.idempotency,
+    enrichment: call.deps.enrichment,
+    log: call.log,
   }),
 }));
 

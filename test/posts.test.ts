@@ -174,9 +174,10 @@ describe.each(serviceMatrix)("posts over $name", ({ driver, sql }) => {
       expect(res.json.error.code).toBe("PAYLOAD_TOO_LARGE");
     });
 
-    it("processing in a create is rejected with 400 until enrichment exists", async () => {
+    it("a create's processing needs an audio embed (400 without one)", async () => {
       const res = await svc.post("/api/v1/posts", { actor: "v-5", json: { text: "x", processing: { transcribe: true } } });
       expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("VALIDATION_ERROR");
     });
 
     it("nothing is stored when a create fails", async () => {

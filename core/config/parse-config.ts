@@ -1,6 +1,7 @@
 /** Parses the environment once into a typed Config; fatal problems throw ConfigError, per-tenant ones are logged and dropped. */
 import type { BlobConfig, Config, DatabaseConfig, LogLevel, Tenant } from "./types";
 import { parseAppList } from "./app-list";
+import { parseProcessingConfig } from "./processing-config";
 import { isDidWeb } from "../tenancy/did-web";
 
 export type ConfigLog = {
@@ -99,6 +100,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
   }
 
   const tenants = parseTenants(env, log);
+  const processing = parseProcessingConfig(env, log);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -117,6 +119,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     clientIpSource: clientIpSource!,
     sha: read("SVC_GIT_SHA") ?? null,
     deployedAt,
+    processing,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Tenant } from "../tenancy/tenant";
+import type { ProcessingConfig } from "./processing-config";
 
 /** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
 export type DatabaseConfig =
@@ -34,4 +35,6 @@ export interface Config {
   /** Build identity for /health. */
   sha: string | null;
   deployedAt: string | null;
+  /** Enrichment: providers, dispatch and webhooks. */
+  processing: ProcessingConfig;
 }

@@ -5,6 +5,9 @@ import { buildPostRecord, type CreatePostBody } from "../records/post-schema";
 import { recordCid } from "../records/record-cid";
 import { nextTid } from "../records/tid";
 import type { Sql } from "../sql/port";
+import type { Enrichment } from "../processing/enrichment";
+import type { PassLog } from "../processing/run-pass";
+import { requestedStages } from "../processing/stage-state";
 import { insertPost } from "./insert-post";
 import { findReplyTargets } from "./post-store";
 import { replyVerdict } from "./reply-gating";
@@ -19,15 +22,15 @@ export interface CreatePostInput {
   now: Date;
   /** Completed inside the post's insert when the request holds an Idempotency-Key. */
   idempotency?: IdempotencyClaim;
+  enrichment: Enrichment;
+  log: PassLog;
 }
 
 /** Writes a prompt or a reply after checking its references against stored state and the reply gate. */
 export const createPost = async (input: CreatePostInput): Promise<{ postId: string }> => {
   const { sql, appId, did, actor, body } = input;
-  if (body.processing) {
-    throw validationError("enrichment is not available on this deployment yet", [
-      { path: ["body", "processing"], message: "not supported" },
-    ]);
+  if (body.processing && !body.embed) {
+    throw validationError("processing needs an audio embed", [{ path: ["body", "processing"], message: "a post without audio has nothing to process" }]);
   }
   const parentRef = body.reply ? tenantPostRef(body.reply.parent.uri, did, "parent") : undefined;
   const rootRef = body.reply ? tenantPostRef(body.reply.root.uri, did, "root") : undefined;
@@ -54,6 +57,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
       ]);
     }
   }
+  const decisions = input.enrichment.plan(appId, requestedStages(body.processing), input.log);
   const record = buildPostRecord(body, input.now);
   const cid = recordCid(record);
   // TIDs carry a random clock id, so a collision is rare; a taken key just draws another.
@@ -64,8 +68,17 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
       sql,
       { appId, rkey, record, cid, authorId: actor, authorDid: input.actorDid ?? null },
       input.idempotency ? { claim: input.idempotency, answer } : undefined,
+      { decisions, now: input.now, webhooks: input.enrichment.webhooks(appId) },
     );
-    if (inserted) return answer;
+    if (inserted) {
+      try {
+        await input.enrichment.afterRequest({ appId, postId: rkey }, inserted, input.log);
+      } catch (error) {
+        // The post and its answer are stored: the sweep dispatches its pending stages again.
+        input.log.error("processing job not dispatched; the sweep retries it", { appId, postId: rkey, error: String(error) });
+      }
+      return answer;
+    }
   }
   throw new Error("could not allocate a record key");
 };

@@ -39,7 +39,7 @@ export const audioEmbedViewSchema = z.object({
 export const stageStateSchema = z.object({
   status: z.enum(["pending", "ready", "failed", "skipped"]),
   updatedAt: z.string(),
-  reason: z.string().optional(),
+  reason: z.enum(["no_provider", "provider_misconfigured", "dispatch_off", "provider_error", "timeout", "dead_letter"]).optional(),
 });
 
 export const postViewSchema = z.object({

@@ -25,17 +25,7 @@ export const toPostView = (row: PostRow, view: Projection): PostView => {
     authorId: row.authorId,
     ...(row.authorDid ? { authorDid: row.authorDid } : {}),
     record,
-    ...(audio
-      ? {
-          embed: {
-            $type: "dev.svc.embed.audio#view" as const,
-            url: view.playbackUrl(`blobs/${view.appId}/${audio.ref.$link}`),
-            mimeType: audio.mimeType,
-            size: audio.size,
-            ...(row.durationMs !== null ? { durationMs: row.durationMs } : {}),
-          },
-        }
-      : {}),
+    ...(audio ? { embed: embedView(row, view, current(row)!) } : {}),
     ...(view.actor
       ? {
           viewer: {
@@ -45,5 +35,35 @@ export const toPostView = (row: PostRow, view: Projection): PostView => {
           },
         }
       : {}),
+    ...(row.processing ? { processing: row.processing } : {}),
+  };
+};
+
+/** The bytes the embed describes: the processed variant once denoise or trim is ready, else the upload. */
+const current = (row: PostRow) => {
+  if (row.variant) return row.variant;
+  const audio = row.record.embed?.audio;
+  return audio ? { cid: audio.ref.$link, mimeType: audio.mimeType, size: audio.size, durationMs: row.durationMs } : null;
+};
+
+/** The embed view, with the transcript lifted from its record and the waveform at read time. */
+const embedView = (row: PostRow, view: Projection, audio: NonNullable<ReturnType<typeof current>>) => {
+  const transcript = row.transcript;
+  return {
+    $type: "dev.svc.embed.audio#view" as const,
+    url: view.playbackUrl(`blobs/${view.appId}/${audio.cid}`),
+    mimeType: audio.mimeType,
+    size: audio.size,
+    ...(audio.durationMs !== null ? { durationMs: audio.durationMs } : {}),
+    ...(transcript
+      ? {
+          transcript: {
+            text: transcript.text,
+            ...(transcript.lang !== undefined && { lang: transcript.lang }),
+            ...(transcript.segments !== undefined && { segments: transcript.segments }),
+          },
+        }
+      : {}),
+    ...(row.waveform ? { waveform: row.waveform } : {}),
   };
 };

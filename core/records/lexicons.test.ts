@@ -105,16 +105,20 @@ describe("assertValidRecord", () => {
     expect(() => assertValidRecord(nsids.post, { $type: nsids.post, text: "hi" })).toThrow(/createdAt/);
   });
 
-  it("a transcript record and a profile record validate against their lexicons", () => {
+  it("a transcript record (CONTRACT.md section 4: subject, text, lang, model, segments, createdAt) and a profile record validate against their lexicons", () => {
     const transcript = {
       $type: nsids.transcript,
-      post: { uri: "at://did:plc:ewvi7nxzyoun6zhxrhs64oiz/dev.svc.audio.post/3lbqcfqdbxk2a", cid },
+      subject: { uri: "at://did:plc:ewvi7nxzyoun6zhxrhs64oiz/dev.svc.audio.post/3lbqcfqdbxk2a", cid },
       text: "hello world",
       lang: "en",
+      model: "scribe_v2",
       segments: [{ startMs: 0, endMs: 900, text: "hello world" }],
       createdAt: "2026-01-01T00:00:00.000Z",
     };
     expect(() => assertValidRecord(nsids.transcript, transcript)).not.toThrow();
+    const { subject, ...withoutSubject } = transcript;
+    expect(subject).toBeDefined();
+    expect(() => assertValidRecord(nsids.transcript, withoutSubject)).toThrow(/subject/);
     expect(() => assertValidRecord(nsids.transcript, { ...transcript, segments: [{ startMs: -1, endMs: 1, text: "" }] })).toThrow();
     expect(() => assertValidRecord(nsids.profile, { $type: nsids.profile, displayName: "Ada" })).not.toThrow();
     expect(() => assertValidRecord(nsids.profile, { $type: nsids.profile, displayName: "a".repeat(65) })).toThrow();

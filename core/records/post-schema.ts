@@ -61,6 +61,11 @@ export const processingRequestSchema = z.strictObject({
   waveform: z.boolean().optional(),
 });
 
+/** PATCH /api/v1/posts/{postId}: `{ processing }` only, with at least one stage true. */
+export const patchPostBodySchema = z.strictObject({
+  processing: processingRequestSchema.refine((p) => Object.values(p).some((v) => v === true), "at least one stage must be true"),
+});
+
 export const replyRefSchema = z.strictObject({ root: strongRefSchema, parent: strongRefSchema });
 
 const optionalFields = {

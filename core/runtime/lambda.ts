@@ -5,6 +5,7 @@ import { createLogger } from "../observability/logger";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { openRdsData } from "../sql/rds-data";
 import { createCustody } from "../tenancy/custody";
+import { buildEnrichment } from "./build-enrichment";
 import { lambdaHandler } from "./lambda-handler";
 
 /**
@@ -13,19 +14,23 @@ import { lambdaHandler } from "./lambda-handler";
  */
 let deps: Promise<Deps> | undefined;
 
-const lambdaDeps = (): Promise<Deps> =>
+export const lambdaDeps = (): Promise<Deps> =>
   (deps ??= (async () => {
     const config = parseConfig(process.env, createLogger("info"));
     const logger = createLogger(config.logLevel);
     if (config.database.kind !== "rds-data") throw new Error("Lambda functions use the RDS Data API: DATABASE_URL must be rds-data://");
     if (config.blobs.kind !== "s3") throw new Error("Lambda functions use S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
+    const sql = openRdsData(config.database);
+    const blobs = createS3BlobStore({ bucket: config.blobs.bucket });
+    const now = () => new Date();
     return {
       config,
-      sql: openRdsData(config.database),
-      blobs: createS3BlobStore({ bucket: config.blobs.bucket }),
+      sql,
+      blobs,
       custody: createCustody({ pdsHost: config.pdsHost, log: logger }),
       logger,
-      now: () => new Date(),
+      now,
+      enrichment: buildEnrichment({ config, sql, blobs, logger, now }),
     };
   })());
 

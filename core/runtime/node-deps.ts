@@ -7,6 +7,7 @@ import { migrate } from "../sql/migrate";
 import { openSql } from "../sql/open-sql";
 import type { SqlBackend } from "../sql/port";
 import { createCustody } from "../tenancy/custody";
+import { buildEnrichment, type EnrichmentOverrides } from "./build-enrichment";
 
 export const migrationsDir = path.resolve(import.meta.dirname, "../../migrations");
 
@@ -14,18 +15,20 @@ export const migrationsDir = path.resolve(import.meta.dirname, "../../migrations
 export const createNodeDeps = async (
   config: Config,
   logger: Logger,
-  overrides: Partial<Pick<Deps, "custody" | "now">> & { sql?: SqlBackend; blobs?: BlobStore } = {},
+  overrides: Partial<Pick<Deps, "custody" | "now">> & { sql?: SqlBackend; blobs?: BlobStore; enrichment?: EnrichmentOverrides } = {},
 ): Promise<Deps & { sql: SqlBackend }> => {
   const sql = overrides.sql ?? (await openSql(config.database));
   await migrate(sql, migrationsDir);
   const blobs = overrides.blobs ?? (await openBlobStore(config));
+  const now = overrides.now ?? (() => new Date());
   return {
     config,
     sql,
     blobs,
     custody: overrides.custody ?? createCustody({ pdsHost: config.pdsHost, log: logger }),
     logger,
-    now: overrides.now ?? (() => new Date()),
+    now,
+    enrichment: buildEnrichment({ config, sql, blobs, logger, now }, overrides.enrichment),
   };
 };
 

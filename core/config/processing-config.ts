@@ -1,0 +1,202 @@
+/** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
+import type { Stage } from "../providers/provider-port";
+import { parseAppList, type AppListLog } from "./app-list";
+
+/** A provider named in a variable, optionally pinning a model (`elevenlabs:scribe_v2`). */
+export interface ProviderValue {
+  provider: string;
+  model?: string;
+}
+
+export interface TaskQueueConfig {
+  project?: string;
+  location: string;
+  queue: string;
+  workerUrl: string;
+  /** Google Cloud Tasks REST endpoint; CLOUD_TASKS_BASE_URL overrides it (tests, proxies). */
+  baseUrl: string;
+  /** A configured bearer credential; without it the access token comes from the metadata server. */
+  accessToken?: string;
+}
+
+export interface WebhookTarget {
+  url: string;
+  secret: string;
+}
+
+export interface ProcessingConfig {
+  /** SVC_PROCESSING_STUB=true: stub providers for every stage, whatever else is set. */
+  stub: boolean;
+  /** SVC_PROCESSING_INLINE=true: run the pass inside the request. */
+  inline: boolean;
+  /** Deployment defaults (SVC_TRANSCRIBER, SVC_DENOISER, SVC_TRIMMER, SVC_WAVEFORM). */
+  defaults: Partial<Record<Stage, ProviderValue>>;
+  /** Tenant pins (SVC_APP_TRANSCRIBERS, ...), appId -> value; malformed entries already dropped. */
+  tenantPins: Record<Stage, ReadonlyMap<string, ProviderValue>>;
+  /** SVC_APP_STT_MODELS: appId -> transcription model. */
+  tenantSttModels: ReadonlyMap<string, string>;
+  /** SVC_PLATFORM_TRANSCRIBER: the platform transcriber bound to this deployment (`aws-transcribe`). */
+  platformTranscriber?: string;
+  platformSttModel?: string;
+  elevenLabsApiKey?: string;
+  elevenLabsSttModel?: string;
+  renditionServiceUrl?: string;
+  /** PROCESSING_QUEUE_URL (SQS). */
+  queueUrl?: string;
+  /** PROCESSING_DEAD_LETTER_QUEUE_URL: the Node host consumes it too when set. */
+  deadLetterQueueUrl?: string;
+  /** Complete Cloud Tasks settings, or undefined (a partial set is logged and leaves this off). */
+  tasks?: TaskQueueConfig;
+  /** Tenants that get webhooks: both a valid URL and a valid secret. */
+  webhooks: ReadonlyMap<string, WebhookTarget>;
+}
+
+export const processingVariables = {
+  defaults: { transcribe: "SVC_TRANSCRIBER", denoise: "SVC_DENOISER", trim: "SVC_TRIMMER", waveform: "SVC_WAVEFORM" },
+  pins: { transcribe: "SVC_APP_TRANSCRIBERS", denoise: "SVC_APP_DENOISERS", trim: "SVC_APP_TRIMMERS", waveform: "SVC_APP_WAVEFORMS" },
+} as const satisfies Record<string, Record<Stage, string>>;
+
+const stages: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
+const providerName = /^[a-z0-9][a-z0-9-]*$/;
+const minSecretLength = 32;
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+export const defaultCloudTasksBaseUrl = "https://cloudtasks.googleapis.com";
+
+/** `provider` or `provider:model`; undefined when the provider part is not a provider name. */
+export const parseProviderValue = (value: string): ProviderValue | undefined => {
+  const colon = value.indexOf(":");
+  const provider = (colon < 0 ? value : value.slice(0, colon)).trim();
+  const model = colon < 0 ? "" : value.slice(colon + 1).trim();
+  if (!providerName.test(provider)) return undefined;
+  return model ? { provider, model } : { provider };
+};
+
+export function parseProcessingConfig(env: NodeJS.ProcessEnv, log: AppListLog & { warn(msg: string, ...extra: Record<string, unknown>[]): void }): ProcessingConfig {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const flag = (name: string): boolean => {
+    const value = read(name);
+    if (value === undefined || value === "false") return false;
+    if (value === "true") return true;
+    log.error(`${name} must be true or false; treated as false`, { variable: name });
+    return false;
+  };
+
+  const defaults: Partial<Record<Stage, ProviderValue>> = {};
+  for (const stage of stages) {
+    const name = processingVariables.defaults[stage];
+    const raw = read(name);
+    if (raw === undefined) continue;
+    const value = parseProviderValue(raw);
+    // A malformed default still names something: the stage is misconfigured rather than silently defaulted.
+    defaults[stage] = value ?? { provider: raw };
+    if (!value) log.error(`${name} is not provider or provider:model; ${stage} is unavailable`, { variable: name });
+    else if (value.model && stage !== "transcribe") log.warn(`${name} pins a model, but ${stage} has no models; ignored`, { variable: name });
+  }
+
+  const tenantPins = {} as Record<Stage, Map<string, ProviderValue>>;
+  for (const stage of stages) {
+    const name = processingVariables.pins[stage];
+    const list = parseAppList(name, env[name], (v) => (parseProviderValue(v) ? undefined : "not provider or provider:model"), log);
+    tenantPins[stage] = new Map([...list].map(([appId, v]) => {
+      const value = parseProviderValue(v)!;
+      if (value.model && stage !== "transcribe") log.warn(`${name}: tenant "${appId}" pins a model, but ${stage} has no models; ignored`, { variable: name, appId });
+      return [appId, value];
+    }));
+  }
+  const tenantSttModels = parseAppList("SVC_APP_STT_MODELS", env.SVC_APP_STT_MODELS, () => undefined, log);
+
+  return {
+    stub: flag("SVC_PROCESSING_STUB"),
+    inline: flag("SVC_PROCESSING_INLINE"),
+    defaults,
+    tenantPins,
+    tenantSttModels,
+    ...optional("platformTranscriber", read("SVC_PLATFORM_TRANSCRIBER")),
+    ...optional("platformSttModel", read("SVC_PLATFORM_STT_MODEL")),
+    ...optional("elevenLabsApiKey", read("ELEVENLABS_API_KEY")),
+    ...optional("elevenLabsSttModel", read("ELEVENLABS_STT_MODEL")),
+    ...optional("renditionServiceUrl", read("SVC_RENDITION_SERVICE_URL")),
+    ...optional("queueUrl", read("PROCESSING_QUEUE_URL")),
+    ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),
+    ...optional("tasks", parseTaskQueue(read, log)),
+    webhooks: parseWebhooks(env, log),
+  };
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
+
+function parseTaskQueue(read: (name: string) => string | undefined, log: AppListLog): TaskQueueConfig | undefined {
+  const location = read("SVC_TASKS_LOCATION");
+  const queue = read("SVC_TASKS_QUEUE");
+  const workerUrl = read("SVC_TASKS_WORKER_URL");
+  const set = [location, queue, workerUrl].filter((v) => v !== undefined).length;
+  if (set === 0) return undefined;
+  if (set < 3) {
+    log.error("the task queue needs all of SVC_TASKS_LOCATION, SVC_TASKS_QUEUE and SVC_TASKS_WORKER_URL; task dispatch is off", {
+      variable: "SVC_TASKS_WORKER_URL",
+    });
+    return undefined;
+  }
+  if (!isAbsoluteHttpUrl(workerUrl!)) {
+    log.error("SVC_TASKS_WORKER_URL must be an absolute http(s) URL; task dispatch is off", { variable: "SVC_TASKS_WORKER_URL" });
+    return undefined;
+  }
+  const project = read("SVC_TASKS_PROJECT");
+  const accessToken = read("SVC_TASKS_ACCESS_TOKEN");
+  return {
+    location: location!,
+    queue: queue!,
+    workerUrl: workerUrl!,
+    baseUrl: (read("CLOUD_TASKS_BASE_URL") ?? defaultCloudTasksBaseUrl).replace(/\/+$/, ""),
+    ...(project !== undefined && { project }),
+    ...(accessToken !== undefined && { accessToken }),
+  };
+}
+
+const isAbsoluteHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+};
+
+/** A webhook target is https, or http on a loopback host. */
+export const webhookUrlProblem = (value: string): string | undefined => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "not an absolute URL";
+  }
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:" && loopbackHosts.has(url.hostname)) return undefined;
+  return "must be https unless the host is loopback";
+};
+
+function parseWebhooks(env: NodeJS.ProcessEnv, log: AppListLog): Map<string, WebhookTarget> {
+  const urls = parseAppList("SVC_APP_WEBHOOK_URLS", env.SVC_APP_WEBHOOK_URLS, webhookUrlProblem, log);
+  const secrets = parseAppList(
+    "SVC_APP_WEBHOOK_SECRETS",
+    env.SVC_APP_WEBHOOK_SECRETS,
+    (s) => (s.length < minSecretLength ? `secret is shorter than ${minSecretLength} characters` : undefined),
+    log,
+  );
+  const targets = new Map<string, WebhookTarget>();
+  for (const appId of new Set([...urls.keys(), ...secrets.keys()])) {
+    const url = urls.get(appId);
+    const secret = secrets.get(appId);
+    if (url === undefined || secret === undefined) {
+      const missing = url === undefined ? "SVC_APP_WEBHOOK_URLS" : "SVC_APP_WEBHOOK_SECRETS";
+      log.error(`tenant "${appId}" has no valid entry in ${missing}; it is sent no webhooks`, { variable: missing, appId });
+      continue;
+    }
+    targets.set(appId, { url, secret });
+  }
+  return targets;
+}

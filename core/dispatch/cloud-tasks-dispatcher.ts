@@ -1,0 +1,56 @@
+/**
+ * Google Cloud Tasks dispatch for Node hosts (CONTRACT.md section 12): an HTTP task created through the REST API
+ * (`POST {base}/v2/projects/{project}/locations/{location}/queues/{queue}/tasks`) whose request POSTs the job as
+ * JSON to SVC_TASKS_WORKER_URL with `Authorization: Bearer <SYSTEM_AUTH_TOKEN>`. The API's access token is the
+ * configured one, or the metadata server's; the project, when not configured, is the metadata server's too.
+ */
+import type { TaskQueueConfig } from "../config/processing-config";
+import type { Dispatcher } from "../processing/dispatcher";
+
+/** GCE_METADATA_HOST is the Google client libraries' own override of the metadata server. */
+const metadataBase = () => `http://${process.env.GCE_METADATA_HOST ?? "metadata.google.internal"}/computeMetadata/v1`;
+
+const metadata = async (path: string): Promise<Response> => {
+  const res = await fetch(`${metadataBase()}/${path}`, { headers: { "Metadata-Flavor": "Google" }, redirect: "manual", signal: AbortSignal.timeout(5000) });
+  if (!res.ok) throw new Error(`metadata server answered ${res.status} for ${path}`);
+  return res;
+};
+
+export const createCloudTasksDispatcher = (tasks: TaskQueueConfig, systemAuthToken: string | undefined): Dispatcher => {
+  let cached: { token: string; until: number } | undefined;
+  let project = tasks.project;
+  const accessToken = async (): Promise<string> => {
+    if (tasks.accessToken) return tasks.accessToken;
+    if (cached && cached.until > Date.now()) return cached.token;
+    const body = (await (await metadata("instance/service-accounts/default/token")).json()) as { access_token: string; expires_in: number };
+    cached = { token: body.access_token, until: Date.now() + (body.expires_in - 60) * 1000 };
+    return cached.token;
+  };
+  return {
+    mode: "tasks",
+    async dispatch(job) {
+      if (!systemAuthToken) throw new Error("task dispatch needs SYSTEM_AUTH_TOKEN: the worker route fails closed without it");
+      project ??= (await (await metadata("project/project-id")).text()).trim();
+      const parent = `projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(tasks.location)}/queues/${encodeURIComponent(tasks.queue)}`;
+      const task = {
+        task: {
+          httpRequest: {
+            httpMethod: "POST",
+            url: tasks.workerUrl,
+            headers: { "Content-Type": "application/json", Authorization: `Bearer ${systemAuthToken}` },
+            body: Buffer.from(JSON.stringify({ appId: job.appId, postId: job.postId })).toString("base64"),
+          },
+        },
+      };
+      const res = await fetch(`${tasks.baseUrl}/v2/${parent}/tasks`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${await accessToken()}`, "Content-Type": "application/json" },
+        body: JSON.stringify(task),
+        redirect: "manual",
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`Cloud Tasks answered ${res.status} creating a task`);
+    },
+  };
+};

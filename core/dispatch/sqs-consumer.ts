@@ -1,0 +1,78 @@
+/**
+ * The Node host's SQS consumers (PROCESSING_QUEUE_URL, and the dead-letter queue when
+ * PROCESSING_DEAD_LETTER_QUEUE_URL is set): batch size 1, long polling. A failed attempt shortens the message's
+ * visibility (backoff) so the retry comes soon rather than after a whole visibility timeout.
+ */
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from "@aws-sdk/client-sqs";
+import { retryVisibilitySeconds } from "../processing/handle-job";
+
+export interface ConsumerLog {
+  warn(msg: string, ...extra: Record<string, unknown>[]): void;
+  error(msg: string, ...extra: Record<string, unknown>[]): void;
+}
+
+/** Handles one message; "retry" leaves it on the queue. */
+export type MessageHandler = (message: Message, receiveCount: number) => Promise<"done" | "retry">;
+
+export const startSqsConsumer = (opts: {
+  client: SQSClient;
+  queueUrl: string;
+  handle: MessageHandler;
+  log: ConsumerLog;
+  /** Long-poll wait (seconds); tests use short ones. */
+  waitSeconds?: number;
+  retryVisibility?: (receiveCount: number) => number;
+}) => {
+  const { client, queueUrl, log } = opts;
+  const abort = new AbortController();
+  const retryVisibility = opts.retryVisibility ?? retryVisibilitySeconds;
+  const loop = (async () => {
+    while (!abort.signal.aborted) {
+      let messages: Message[] = [];
+      try {
+        const out = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 1,
+            WaitTimeSeconds: opts.waitSeconds ?? 20,
+            MessageSystemAttributeNames: ["ApproximateReceiveCount"],
+          }),
+          { abortSignal: abort.signal },
+        );
+        messages = out.Messages ?? [];
+      } catch (error) {
+        if (abort.signal.aborted) break;
+        log.error("queue receive failed", { queueUrl, error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        continue;
+      }
+      for (const message of messages) {
+        const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
+        let result: "done" | "retry";
+        try {
+          result = await opts.handle(message, receiveCount);
+        } catch (error) {
+          log.error("processing job failed", { queueUrl, messageId: message.MessageId, receiveCount, error: String(error) });
+          result = "retry";
+        }
+        try {
+          if (result === "done") {
+            await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+          } else {
+            await client.send(
+              new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: retryVisibility(receiveCount) }),
+            );
+          }
+        } catch (error) {
+          log.warn("queue acknowledgement failed; the message comes back", { queueUrl, messageId: message.MessageId, error: String(error) });
+        }
+      }
+    }
+  })();
+  return {
+    async stop() {
+      abort.abort();
+      await loop.catch(() => {});
+    },
+  };
+};

@@ -1,0 +1,30 @@
+/**
+ * A job the queue gave up on (3 receives, then the dead-letter queue): its pending stages settle `failed` with
+ * `dead_letter`, with their events, so nothing stays pending.
+ */
+import type { Sql } from "../sql/port";
+import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
+import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { Job } from "./run-pass";
+import type { StageReason } from "./stage-state";
+
+/** Settles every pending stage of a post (optionally only some stages) failed with `reason`; one statement. */
+export const failPendingStages = async (
+  sql: Sql,
+  job: Job,
+  reason: StageReason,
+  now: Date,
+  webhooks: boolean,
+  onlyStages?: readonly string[],
+): Promise<WebhookEvent[]> => {
+  const [row] = await sql.query(
+    `WITH failed AS (
+       UPDATE post_stages SET status = 'failed', reason = $3, updated_at = $4::timestamptz
+        WHERE app_id = $1 AND rkey = $2 AND status = 'pending' AND ($7::text IS NULL OR stage = ANY (string_to_array($7, ',')))
+       RETURNING stage, status
+     ), events AS (${outboxInsert("failed", { appId: "$1", rkey: "$2", occurredAt: "$4", claimedUntil: "$5", enabled: "$6" })})
+     SELECT (SELECT json_agg(e) FROM events e) AS events`,
+    [job.appId, job.postId, reason, now.toISOString(), new Date(now.getTime() + claimMs).toISOString(), webhooks, onlyStages?.join(",") ?? null],
+  );
+  return eventsFrom(row?.events);
+};

@@ -1,0 +1,28 @@
+/**
+ * Dispatch of processing jobs (spec section 1, CONTRACT.md section 12): inline, an SQS queue, Google Cloud Tasks,
+ * or off. In development and test the inline flag wins over every durable dispatcher; in production a durable
+ * dispatcher wins over it.
+ */
+import type { Config } from "../config/types";
+import type { Job } from "./run-pass";
+
+export type DispatchMode = "inline" | "sqs" | "tasks" | "off";
+
+export interface Dispatcher {
+  readonly mode: DispatchMode;
+  /** Queues the job; throws when it could not be queued (the caller answers 503 so the client retries). */
+  dispatch(job: Job): Promise<void>;
+}
+
+export const dispatchMode = (config: Config): DispatchMode => {
+  const { inline, queueUrl, tasks } = config.processing;
+  if (inline && !config.production) return "inline";
+  if (queueUrl) return "sqs";
+  if (tasks) return "tasks";
+  return inline ? "inline" : "off";
+};
+
+export const offDispatcher: Dispatcher = {
+  mode: "off",
+  dispatch: async () => {},
+};

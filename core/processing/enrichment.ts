@@ -1,0 +1,65 @@
+/**
+ * The enrichment port the write routes use: decide each requested stage at request time, then, once the write
+ * committed, deliver the request-time events (`skipped` settles) and dispatch the job when a stage is pending.
+ */
+import type { Config } from "../config/types";
+import type { Stage } from "../providers/provider-port";
+import type { SelectionLog } from "../providers/select-provider";
+import type { Sql } from "../sql/port";
+import type { DeliveryOptions } from "../webhooks/deliver-webhook";
+import { deliverEvents } from "../webhooks/outbox";
+import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { Dispatcher } from "./dispatcher";
+import { planStages } from "./plan-stages";
+import type { Job, PassDeps, PassLog } from "./run-pass";
+import type { StageDecision } from "./stage-state";
+
+export interface Enrichment {
+  readonly dispatcher: Dispatcher;
+  /** What a worker pass runs with (the system route, queue consumers, the sweep). */
+  readonly pass: PassDeps;
+  plan(appId: string, stages: readonly Stage[], log: SelectionLog): StageDecision[];
+  /** Whether settles of this tenant write webhook events. */
+  webhooks(appId: string): boolean;
+  afterRequest(job: Job, result: { pending: boolean; events: WebhookEvent[] }, log: PassLog): Promise<void>;
+  /** Resolves when background work started so far (deliveries, inline retries) has finished. */
+  drain(): Promise<void>;
+}
+
+/** Background work of a process (deliveries, inline retries), so tests and shutdown can wait for it. */
+export const backgroundWork = () => {
+  const running = new Set<Promise<unknown>>();
+  return {
+    running,
+    track(work: Promise<unknown>) {
+      running.add(work);
+      void work.finally(() => running.delete(work));
+    },
+  };
+};
+
+export const createEnrichment = (opts: {
+  config: Config;
+  sql: Sql;
+  dispatcher: Dispatcher;
+  pass: PassDeps;
+  delivery?: Partial<DeliveryOptions>;
+  background: ReturnType<typeof backgroundWork>;
+}): Enrichment => {
+  const { config, sql, dispatcher } = opts;
+  const { running: background, track } = opts.background;
+  return {
+    dispatcher,
+    pass: opts.pass,
+    plan: (appId, stages, log) => planStages(stages, appId, config, dispatcher.mode !== "off", log),
+    webhooks: (appId) => config.processing.webhooks.has(appId),
+    async afterRequest(job, result, log) {
+      // The events are in the outbox already; a slow receiver must not hold the response (the sweep backs this up).
+      if (result.events.length) track(deliverEvents({ sql, webhooks: config.processing.webhooks, log, delivery: opts.delivery }, result.events));
+      if (result.pending) await dispatcher.dispatch(job);
+    },
+    async drain() {
+      while (background.size) await Promise.allSettled([...background]);
+    },
+  };
+};

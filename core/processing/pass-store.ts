@@ -1,0 +1,123 @@
+/** The worker pass's reads and fenced writes (each write lands only while the pass holds the post's lease). */
+import type { AcceptedMimeType } from "../audio/accepted-types";
+import type { AudioRef, Stage, Transcript, Waveform } from "../providers/provider-port";
+import { placeholders } from "../sql/placeholders";
+import type { Sql } from "../sql/port";
+import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
+import type { WebhookEvent } from "../webhooks/webhook-event";
+import { derivedStages, type StageReason } from "./stage-state";
+
+export interface PendingStage {
+  stage: Stage;
+  generation: number;
+}
+
+export interface PassState {
+  postCid: string;
+  /** The current bytes: the latest processed variant, else the upload. Null for a post without audio. */
+  audio: AudioRef | null;
+  pending: PendingStage[];
+}
+
+export const loadPassState = async (sql: Sql, appId: string, rkey: string): Promise<PassState | null> => {
+  const [row] = await sql.query(
+    `SELECT p.cid, p.record #> '{embed,audio}' AS audio, b.duration_ms,
+            e.audio_cid, e.audio_mime_type, e.audio_size::integer AS audio_size, e.audio_duration_ms,
+            (SELECT json_agg(json_build_object('stage', s.stage, 'generation', s.generation))
+               FROM post_stages s WHERE s.app_id = p.app_id AND s.rkey = p.rkey AND s.status = 'pending') AS pending
+       FROM posts p
+       LEFT JOIN blobs b ON b.app_id = p.app_id AND b.cid = p.embed_cid AND b.mime_type = p.record #>> '{embed,audio,mimeType}'
+       LEFT JOIN post_enrichment e ON e.app_id = p.app_id AND e.rkey = p.rkey
+      WHERE p.app_id = $1 AND p.rkey = $2`,
+    [appId, rkey],
+  );
+  if (!row) return null;
+  const upload = row.audio as { ref: { $link: string }; mimeType: AcceptedMimeType; size: number } | null;
+  const audio: AudioRef | null = row.audio_cid
+    ? {
+        appId,
+        cid: row.audio_cid as string,
+        mimeType: row.audio_mime_type as AcceptedMimeType,
+        size: Number(row.audio_size),
+        durationMs: (row.audio_duration_ms as number | null) ?? null,
+      }
+    : upload
+      ? { appId, cid: upload.ref.$link, mimeType: upload.mimeType, size: upload.size, durationMs: (row.duration_ms as number | null) ?? null }
+      : null;
+  return { postCid: row.cid as string, audio, pending: (row.pending as PendingStage[] | null) ?? [] };
+};
+
+export interface Settle {
+  appId: string;
+  rkey: string;
+  token: string;
+  stage: Stage;
+  generation: number;
+  status: "ready" | "failed";
+  reason?: StageReason;
+  now: Date;
+  webhooks: boolean;
+}
+
+/** Settles a pending stage of this generation and writes its event, in one statement, only under the lease. */
+export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boolean; events: WebhookEvent[] }> => {
+  const p = placeholders();
+  const app = p.add(s.appId);
+  const rkey = p.add(s.rkey);
+  const now = p.add(s.now.toISOString());
+  const [row] = await sql.query(
+    `WITH settled AS (
+       UPDATE post_stages SET status = ${p.add(s.status)}, reason = ${p.add(s.reason ?? null)}, updated_at = ${now}::timestamptz
+        WHERE app_id = ${app} AND rkey = ${rkey} AND stage = ${p.add(s.stage)} AND status = 'pending'
+          AND generation = ${p.add(s.generation)}::integer
+          AND EXISTS (SELECT 1 FROM post_enrichment WHERE app_id = ${app} AND rkey = ${rkey} AND lease_token = ${p.add(s.token)})
+       RETURNING stage, status
+     ), events AS (
+       ${outboxInsert("settled", { appId: app, rkey, occurredAt: now, claimedUntil: p.add(new Date(s.now.getTime() + claimMs).toISOString()), enabled: p.add(s.webhooks) })}
+     )
+     SELECT EXISTS (SELECT 1 FROM settled) AS settled, (SELECT json_agg(e) FROM events e) AS events`,
+    p.values,
+  );
+  return { settled: row?.settled === true, events: eventsFrom(row?.events) };
+};
+
+/**
+ * A byte-changing stage's output becomes the current bytes: registered as a blob of the tenant (so it plays), set
+ * as the post's variant, and derived stages that were ready go back to pending for a recompute.
+ */
+export const storeVariant = async (sql: Sql, appId: string, rkey: string, token: string, audio: AudioRef, now: Date): Promise<void> => {
+  await sql.query(
+    `INSERT INTO blobs (app_id, cid, mime_type, size, duration_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+    [appId, audio.cid, audio.mimeType, audio.size, audio.durationMs],
+  );
+  await sql.query(
+    `UPDATE post_enrichment SET audio_cid = $4, audio_mime_type = $5, audio_size = $6, audio_duration_ms = $7
+      WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`,
+    [appId, rkey, token, audio.cid, audio.mimeType, audio.size, audio.durationMs],
+  );
+  await sql.query(
+    `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = $3, generation = generation + 1, redispatched = false
+      WHERE app_id = $1 AND rkey = $2 AND status = 'ready' AND stage = ANY (string_to_array($4, ','))`,
+    [appId, rkey, now.toISOString(), derivedStages.join(",")],
+  );
+};
+
+/** The post's one transcript record, replaced on recompute. */
+export const storeTranscript = async (sql: Sql, appId: string, rkey: string, record: object, cid: string, now: Date): Promise<void> => {
+  await sql.query(
+    `INSERT INTO transcripts (app_id, rkey, record, cid, updated_at) VALUES ($1, $2, $3::json, $4, $5)
+     ON CONFLICT (app_id, rkey) DO UPDATE SET record = excluded.record, cid = excluded.cid, updated_at = excluded.updated_at`,
+    [appId, rkey, JSON.stringify(record), cid, now.toISOString()],
+  );
+};
+
+export const storeWaveform = async (sql: Sql, appId: string, rkey: string, token: string, waveform: Waveform): Promise<void> => {
+  await sql.query(`UPDATE post_enrichment SET waveform = $4::json WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`, [
+    appId,
+    rkey,
+    token,
+    JSON.stringify(waveform),
+  ]);
+};
+
+export type { Transcript };

@@ -1,0 +1,84 @@
+/**
+ * Request-time writes of stage state: one data-modifying CTE chain that upserts the decided stages (a `pending`
+ * stage is left as it is) and writes a `skipped` settle's webhook event to the outbox in the same statement.
+ * Create embeds it in its insert; PATCH runs it guarded by its author and audio checks.
+ */
+import { placeholders } from "../sql/placeholders";
+import type { Sql } from "../sql/port";
+import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
+import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { StageDecision } from "./stage-state";
+
+export interface StageWrite {
+  appId: string;
+  rkey: string;
+  decisions: readonly StageDecision[];
+  now: Date;
+  /** Whether the tenant gets webhooks (else no outbox rows). */
+  webhooks: boolean;
+}
+
+/**
+ * CTEs `requested` (the stage rows that changed: stage, status) and `requested_events`, inserting only when the
+ * condition `guard` (an SQL boolean over earlier CTEs) holds.
+ */
+export const requestStagesCtes = (p: ReturnType<typeof placeholders>, write: StageWrite, guard: string): string => {
+  const app = p.add(write.appId);
+  const rkey = p.add(write.rkey);
+  const now = p.add(write.now.toISOString());
+  const rows = write.decisions.map((d) => `(${p.add(d.stage)}, ${p.add(d.status)}, ${p.add(d.status === "skipped" ? d.reason : null)})`);
+  const values = rows.length ? rows.join(", ") : `(NULL, NULL, NULL)`;
+  return `requested AS (
+      INSERT INTO post_stages AS s (app_id, rkey, stage, status, reason, updated_at)
+      SELECT ${app}, ${rkey}, v.stage::text, v.status::text, v.reason::text, ${now}::timestamptz
+        FROM (VALUES ${values}) AS v (stage, status, reason)
+       WHERE v.stage IS NOT NULL AND (${guard})
+      ON CONFLICT (app_id, rkey, stage) DO UPDATE
+         SET status = excluded.status, reason = excluded.reason, updated_at = excluded.updated_at,
+             generation = s.generation + 1, redispatched = false
+       WHERE s.status <> 'pending'
+      RETURNING s.stage, s.status
+    ), requested_events AS (
+      ${outboxInsert("requested", {
+        appId: app,
+        rkey,
+        occurredAt: now,
+        claimedUntil: p.add(new Date(write.now.getTime() + claimMs).toISOString()),
+        enabled: p.add(write.webhooks),
+      })}
+    )`;
+};
+
+export type PatchCheck = { found: false } | { found: true; author: string; hasAudio: boolean };
+
+/**
+ * PATCH's write in one statement: the post's author and audio are read, and the stages are written only when
+ * `actor` is its author and it has audio. Returns what was found, whether any requested stage is now pending, and
+ * the events to deliver.
+ */
+export const requestStagesIfAuthor = async (
+  sql: Sql,
+  write: StageWrite & { actor: string },
+): Promise<{ post: PatchCheck; pending: boolean; events: WebhookEvent[] }> => {
+  const p = placeholders();
+  const app = p.add(write.appId);
+  const rkey = p.add(write.rkey);
+  const actor = p.add(write.actor);
+  const stages = p.add(write.decisions.map((d) => d.stage).join(","));
+  const ctes = requestStagesCtes(p, write, `EXISTS (SELECT 1 FROM target WHERE target.author_id = ${actor} AND target.embed_cid IS NOT NULL)`);
+  const [row] = await sql.query(
+    `WITH target AS (SELECT author_id, embed_cid FROM posts WHERE app_id = ${app} AND rkey = ${rkey}), ${ctes}
+     SELECT (SELECT json_build_object('author', author_id, 'hasAudio', embed_cid IS NOT NULL) FROM target) AS post,
+            (SELECT count(*) FROM requested WHERE status = 'pending')
+              + (SELECT count(*) FROM post_stages WHERE app_id = ${app} AND rkey = ${rkey} AND status = 'pending'
+                   AND stage = ANY (string_to_array(${stages}, ','))) AS pending,
+            (SELECT json_agg(e) FROM requested_events e) AS events`,
+    p.values,
+  );
+  const post = row?.post as { author: string; hasAudio: boolean } | null | undefined;
+  return {
+    post: post ? { found: true, author: post.author, hasAudio: post.hasAudio } : { found: false },
+    pending: Number(row?.pending ?? 0) > 0,
+    events: eventsFrom(row?.events),
+  };
+};

@@ -1,0 +1,185 @@
+/**
+ * One worker pass over a post (ARCHITECTURE.md "Enrichment topology"): take the post's fenced lease, run its
+ * pending stages in order (denoise -> trim -> transcribe, waveform), each byte-changing stage on the previous
+ * output, settle each stage and write its webhook event together, deliver from the outbox, release the lease.
+ * The same pass serves inline dispatch, the SQS stage function and consumer, and the system route.
+ */
+import type { BlobStore } from "../blobs/blob-store";
+import type { Config } from "../config/types";
+import { postUri } from "../records/at-uri";
+import { recordCid } from "../records/record-cid";
+import type { StrongRef } from "../records/post-schema";
+import { buildTranscriptRecord } from "../records/transcript-record";
+import { ProviderError, stageOrder, type AudioRef, type ProviderCall, type Stage } from "../providers/provider-port";
+import type { ProviderEntry } from "../providers/provider-registry";
+import { buildProvider, selectProvider } from "../providers/select-provider";
+import type { Sql } from "../sql/port";
+import type { DeliveryOptions } from "../webhooks/deliver-webhook";
+import { deliverEvents } from "../webhooks/outbox";
+import type { WebhookEvent } from "../webhooks/webhook-event";
+import { acquireLease, passTimeLimitMs, releaseLease } from "./lease";
+import { loadPassState, settleStage, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
+import type { StageReason } from "./stage-state";
+
+export interface PassLog {
+  debug(msg: string, ...extra: Record<string, unknown>[]): void;
+  info(msg: string, ...extra: Record<string, unknown>[]): void;
+  warn(msg: string, ...extra: Record<string, unknown>[]): void;
+  error(msg: string, ...extra: Record<string, unknown>[]): void;
+}
+
+export interface PassDeps {
+  sql: Sql;
+  blobs: BlobStore;
+  config: Config;
+  log: PassLog;
+  now: () => Date;
+  /** The provider table (tests give their own). */
+  registry?: readonly ProviderEntry[];
+  delivery?: Partial<DeliveryOptions>;
+}
+
+/** A job names a post; the pass reads what is pending, so a duplicate or late job is harmless. */
+export interface Job {
+  appId: string;
+  postId: string;
+}
+
+export interface PassOptions {
+  /** Epoch ms by which the pass must stop (a Lambda's remaining time); at most passTimeLimitMs from now. */
+  deadline?: number;
+  /** The queue will not deliver this job again: a provider's request to retry settles the stage failed instead. */
+  finalAttempt?: boolean;
+}
+
+/**
+ * - `ran`: stages ran (or there was nothing to do: `ran` false);
+ * - `busy`: another pass holds the lease; retry later, never drop;
+ * - `retry`: a provider asked for a retry, or time ran out; retry later.
+ */
+export type PassOutcome = { kind: "done"; ran: boolean } | { kind: "busy" } | { kind: "retry" };
+
+/** Stop starting stages this close to the deadline: the queue retries what is left. */
+const deadlineMarginMs = 5_000;
+
+class LeaseLost extends Error {}
+
+export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {}): Promise<PassOutcome> => {
+  const { sql, log } = deps;
+  const { appId, postId: rkey } = job;
+  const deadline = Math.min(options.deadline ?? Infinity, Date.now() + passTimeLimitMs);
+  const lease = await acquireLease(sql, appId, rkey, deps.now());
+  if (lease.kind === "no-post") return { kind: "done", ran: false };
+  if (lease.kind === "busy") {
+    log.info("processing pass deferred: another pass holds the lease", { appId, postId: rkey });
+    return { kind: "busy" };
+  }
+  const { token } = lease;
+  const deliveries: Promise<void>[] = [];
+  const deliver = (events: WebhookEvent[]) => {
+    if (events.length) deliveries.push(deliverEvents({ sql, webhooks: deps.config.processing.webhooks, log, delivery: deps.delivery }, events));
+  };
+  let ran = false;
+  try {
+    // Loop: a byte change sends derived stages back to pending, and a PATCH may add stages while we hold the lease.
+    for (;;) {
+      const state = await loadPassState(sql, appId, rkey);
+      if (!state || state.pending.length === 0) break;
+      const next = stageOrder.map((s) => state.pending.find((p) => p.stage === s)).find((p): p is PendingStage => p !== undefined)!;
+      if (Date.now() > deadline - deadlineMarginMs) return { kind: "retry" };
+      const settle = async (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => {
+        const events = await sql.transaction(async (tx) => {
+          await artifact?.(tx);
+          const result = await settleStage(tx, {
+            appId, rkey, token, stage: next.stage, generation: next.generation, status, reason, now: deps.now(),
+            webhooks: deps.config.processing.webhooks.has(appId),
+          });
+          if (!result.settled) throw new LeaseLost();
+          return result.events;
+        });
+        ran = true;
+        log.info("stage settled", { appId, postId: rkey, stage: next.stage, status, ...(reason && { reason }) });
+        deliver(events);
+      };
+      const outcome = await runStage(deps, job, next.stage, state.audio, state.postCid, token, deadline, options.finalAttempt === true, settle);
+      if (outcome === "retry") return { kind: "retry" };
+    }
+    return { kind: "done", ran };
+  } catch (error) {
+    if (error instanceof LeaseLost) {
+      log.warn("processing pass lost its lease; another pass continues", { appId, postId: rkey });
+      return { kind: "busy" };
+    }
+    throw error;
+  } finally {
+    await releaseLease(sql, appId, rkey, token).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
+    await Promise.all(deliveries);
+  }
+};
+
+type SettleFn = (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => Promise<void>;
+
+/**
+ * Runs one stage and settles it; "retry" when the provider asks for another attempt and the stage stays pending
+ * (on the queue's final attempt it settles failed instead).
+ */
+const runStage = async (
+  deps: PassDeps,
+  job: Job,
+  stage: Stage,
+  audio: AudioRef | null,
+  postCid: string,
+  token: string,
+  deadline: number,
+  finalAttempt: boolean,
+  settle: SettleFn,
+): Promise<"settled" | "retry"> => {
+  const { appId, postId: rkey } = job;
+  if (!audio) {
+    await settle("failed", "provider_error");
+    return "settled";
+  }
+  const selection = selectProvider(stage, appId, deps.config, deps.log, deps.registry);
+  if (!selection.ok) {
+    // The deployment changed since the request: the stage cannot run here any more.
+    await settle("failed", selection.reason);
+    return "settled";
+  }
+  const call: ProviderCall = { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())), deadline };
+  const context = { config: deps.config, blobs: deps.blobs };
+  try {
+    switch (stage) {
+      case "denoise":
+      case "trim": {
+        const out =
+          stage === "denoise"
+            ? await buildProvider("denoise", selection, context, deps.registry).denoise(audio, call)
+            : await buildProvider("trim", selection, context, deps.registry).trim(audio, call);
+        const changed = out.cid !== audio.cid || out.mimeType !== audio.mimeType;
+        await settle("ready", undefined, changed ? (tx) => storeVariant(tx, appId, rkey, token, out, deps.now()) : undefined);
+        return "settled";
+      }
+      case "transcribe": {
+        const transcript = await buildProvider("transcribe", selection, context, deps.registry).transcribe(audio, call);
+        const did = deps.config.tenants.get(appId)?.did;
+        if (!did) throw new ProviderError("retry", `tenant ${appId} has no DID to address the transcript's subject`);
+        const record = buildTranscriptRecord({ uri: postUri(did, rkey) as StrongRef["uri"], cid: postCid }, transcript, deps.now());
+        await settle("ready", undefined, (tx) => storeTranscript(tx, appId, rkey, record, recordCid(record), deps.now()));
+        return "settled";
+      }
+      case "waveform": {
+        const waveform = await buildProvider("waveform", selection, context, deps.registry).waveform(audio, call);
+        await settle("ready", undefined, (tx) => storeWaveform(tx, appId, rkey, token, waveform));
+        return "settled";
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    deps.log.warn("provider failed", { appId, postId: rkey, stage, disposition: error.disposition, error: error.message });
+    if (error.disposition === "fail" || finalAttempt) {
+      await settle("failed", error.reason);
+      return "settled";
+    }
+    return "retry";
+  }
+};

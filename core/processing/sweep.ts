@@ -1,0 +1,73 @@
+/**
+ * Nothing stays pending (CONTRACT.md section 4): a `pending` stage with no live worker lease for 15 minutes is
+ * dispatched again once; lapsing again, it settles `failed` with `timeout`. The sweep also delivers outbox events
+ * whose deliverer is gone, with their original event ids. On AWS a scheduled function runs it; on a Node host a timer.
+ */
+import type { WebhookTarget } from "../config/processing-config";
+import type { Sql } from "../sql/port";
+import type { DeliveryLog, DeliveryOptions } from "../webhooks/deliver-webhook";
+import { claimMs, deliverEvents, eventsFrom, outboxReturning, sweepOutbox } from "../webhooks/outbox";
+import type { Dispatcher } from "./dispatcher";
+
+export const pendingLapseMs = 15 * 60_000;
+
+export interface SweepDeps {
+  sql: Sql;
+  dispatcher: Dispatcher;
+  webhooks: ReadonlyMap<string, WebhookTarget>;
+  log: DeliveryLog & { error(msg: string, ...extra: Record<string, unknown>[]): void };
+  delivery?: Partial<DeliveryOptions>;
+}
+
+export interface SweepResult {
+  redispatched: number;
+  timedOut: number;
+  delivered: number;
+}
+
+const noLiveLease = `NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey AND e.lease_until > $1::timestamptz)`;
+
+export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> => {
+  const { sql } = deps;
+  const at = now.toISOString();
+  const lapsedBefore = new Date(now.getTime() - pendingLapseMs).toISOString();
+
+  // Second lapse: settle failed (timeout), with events for tenants that get webhooks, in one statement.
+  const [timedOut] = await sql.query(
+    `WITH failed AS (
+       UPDATE post_stages s SET status = 'failed', reason = 'timeout', updated_at = $1::timestamptz
+        WHERE s.status = 'pending' AND s.redispatched AND s.updated_at < $2::timestamptz AND ${noLiveLease}
+       RETURNING s.app_id, s.rkey, s.stage, s.status
+     ), events AS (
+       INSERT INTO webhook_events (event_id, app_id, rkey, stage, status, occurred_at, claimed_until)
+       SELECT gen_random_uuid(), f.app_id, f.rkey, f.stage, f.status, $1::timestamptz, $3::timestamptz
+         FROM failed f WHERE f.app_id = ANY (string_to_array($4, ','))
+       RETURNING ${outboxReturning}
+     )
+     SELECT (SELECT count(*) FROM failed) AS failed, (SELECT json_agg(e) FROM events e) AS events`,
+    [at, lapsedBefore, new Date(now.getTime() + claimMs).toISOString(), [...deps.webhooks.keys()].join(",")],
+  );
+  const timeoutEvents = eventsFrom(timedOut?.events);
+  for (const event of timeoutEvents) deps.log.warn("stage timed out", { appId: event.appId, postId: event.postId, stage: event.stage });
+
+  // First lapse: mark it and dispatch the post again.
+  const lapsed = await sql.query<{ app_id: string; rkey: string }>(
+    `UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
+      WHERE s.status = 'pending' AND NOT s.redispatched AND s.updated_at < $2::timestamptz AND ${noLiveLease}
+     RETURNING s.app_id, s.rkey`,
+    [at, lapsedBefore],
+  );
+  const posts = new Map(lapsed.map((r) => [`${r.app_id}/${r.rkey}`, { appId: r.app_id, postId: r.rkey }]));
+  for (const job of posts.values()) {
+    try {
+      await deps.dispatcher.dispatch(job);
+    } catch (error) {
+      deps.log.error("sweep could not dispatch a lapsed job; it times out on the next lapse", { ...job, error: String(error) });
+    }
+  }
+
+  const outbox = { sql, webhooks: deps.webhooks, log: deps.log, delivery: deps.delivery };
+  await deliverEvents(outbox, timeoutEvents);
+  const delivered = await sweepOutbox(outbox, now);
+  return { redispatched: posts.size, timedOut: Number(timedOut?.failed ?? 0), delivered };
+};

@@ -1,0 +1,25 @@
+/** A stage settle event (spec section 6): what the outbox stores and the body a tenant receives. */
+export interface WebhookEvent {
+  /** UUID v4, the same on every attempt and every re-delivery. */
+  eventId: string;
+  appId: string;
+  postId: string;
+  stage: string;
+  status: "ready" | "failed" | "skipped";
+  /** ISO 8601 UTC settle time. */
+  occurredAt: string;
+}
+
+/** The body, fields in the documented order; signed over exactly these bytes. */
+export const webhookBody = (event: WebhookEvent): string =>
+  JSON.stringify({ postId: event.postId, originAppId: event.appId, stage: event.stage, status: event.status, occurredAt: event.occurredAt });
+
+/** An outbox row as the SQL statements return it (json_build_object keys). */
+export const toWebhookEvent = (row: Record<string, unknown>): WebhookEvent => ({
+  eventId: String(row.eventId ?? row.event_id),
+  appId: String(row.appId ?? row.app_id),
+  postId: String(row.postId ?? row.rkey),
+  stage: String(row.stage),
+  status: row.status as WebhookEvent["status"],
+  occurredAt: new Date(String(row.occurredAt ?? row.occurred_at)).toISOString(),
+});

@@ -1,0 +1,47 @@
+import { DomainError } from "../core/domain-error";
+import { implement } from "../core/http/route-call";
+import { requestStagesIfAuthor } from "../core/processing/request-stages";
+import { requestedStages } from "../core/processing/stage-state";
+import { findPost } from "../core/posts/post-store";
+import { toPostView } from "../core/posts/post-view";
+import { projectionOf } from "../core/posts/projection";
+import { isTid } from "../core/records/tid";
+import { routes } from "../core/routes";
+import { lambda } from "../core/runtime/lambda";
+
+/**
+ * Only the author may request stages of a post with audio (CONTRACT.md section 4). The stages are decided and
+ * written at once, `skipped` ones with their events; a pending stage is dispatched (inline: run) before answering.
+ */
+const impl = implement(routes.patchPost, async (call) => {
+  const { postId } = call.params;
+  const appId = call.tenant.appId;
+  const { enrichment } = call.deps;
+  if (!isTid(postId)) throw new DomainError("NOT_FOUND", "post not found");
+  const result = await requestStagesIfAuthor(call.sql, {
+    appId,
+    rkey: postId,
+    actor: call.actor,
+    decisions: enrichment.plan(appId, requestedStages(call.body.processing), call.log),
+    now: call.deps.now(),
+    webhooks: enrichment.webhooks(appId),
+  });
+  if (!result.post.found) throw new DomainError("NOT_FOUND", "post not found");
+  if (result.post.author !== call.actor) throw new DomainError("FORBIDDEN", "only the author may request processing of a post");
+  if (!result.post.hasAudio) {
+    throw new DomainError("VALIDATION_ERROR", "the post has no audio to process", [{ path: ["params", "postId"], message: "post has no audio" }]);
+  }
+  try {
+    await enrichment.afterRequest({ appId, postId }, result, call.log);
+  } catch (error) {
+    // A retry of this request dispatches again (a pending stage is re-sent); a duplicate job is harmless.
+    call.log.error("processing job not dispatched", { appId, postId, error: String(error) });
+    throw new DomainError("SERVICE_UNAVAILABLE", "processing could not be queued; retry the request");
+  }
+  const row = await findPost(call.sql, appId, postId);
+  if (!row) throw new DomainError("NOT_FOUND", "post not found");
+  return { data: toPostView(row, projectionOf(call)) };
+});
+
+export default impl;
+export const handler = lambda(impl);
