@@ -4,6 +4,7 @@ import { loadConfigOrExit } from "../config/check-config";
 import { loadEnvFile } from "../config/load-env-file";
 import { createLogger } from "../observability/logger";
 import { loadRouteImpls } from "./load-routes";
+import { startEnrichmentWorkers } from "./enrichment-workers";
 import { createNodeDeps } from "./node-deps";
 import { createNodeHost } from "./node-host";
 import { keepServing } from "./keep-serving";
@@ -15,6 +16,7 @@ const logger = createLogger(config.logLevel);
 keepServing(logger);
 const deps = await createNodeDeps(config, logger);
 const server = createNodeHost(await loadRouteImpls(), deps);
+const workers = startEnrichmentWorkers(deps);
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "127.0.0.1";
 server.listen(port, host, () => {
@@ -22,6 +24,7 @@ server.listen(port, host, () => {
   logger.info("listening", { url: `http://${host}:${bound}`, backend: deps.sql.kind });
 });
 
-const shutdown = () => server.close(() => void deps.sql.close().then(() => process.exit(0)));
+const shutdown = () =>
+  server.close(() => void workers.stop().then(() => deps.sql.close()).then(() => process.exit(0)));
 process.once("SIGINT", shutdown);
 process.once("SIGTERM", shutdown);

@@ -1,0 +1,55 @@
+/**
+ * The Node host's background enrichment work: consumers of the processing queue and its dead-letter queue when
+ * they are configured, and the sweep on a timer.
+ */
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { Deps } from "../deps";
+import { createSqsClient } from "../dispatch/sqs-client";
+import { startSqsConsumer } from "../dispatch/sqs-consumer";
+import { sweep } from "../processing/sweep";
+import { runDeadLetterMessage, runStageMessage } from "./queue-handlers";
+
+export const sweepIntervalMs = 60_000;
+
+export const startEnrichmentWorkers = (
+  deps: Deps,
+  options: { sqs?: SQSClient; waitSeconds?: number; sweepIntervalMs?: number; retryVisibility?: (receiveCount: number) => number } = {},
+) => {
+  const { pass, dispatcher } = deps.enrichment;
+  const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
+  const stops: (() => Promise<void>)[] = [];
+  if (queueUrl || deadLetterQueueUrl) {
+    const client = options.sqs ?? createSqsClient();
+    const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility };
+    if (queueUrl) {
+      stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(pass, m.Body ?? "", receiveCount) }).stop);
+    }
+    if (deadLetterQueueUrl) {
+      stops.push(
+        startSqsConsumer({
+          ...common,
+          queueUrl: deadLetterQueueUrl,
+          handle: async (m) => {
+            await runDeadLetterMessage(pass, m.Body ?? "");
+            return "done";
+          },
+        }).stop,
+      );
+    }
+  }
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    sweeping = sweep({ sql: pass.sql, dispatcher, webhooks: deps.config.processing.webhooks, log: deps.logger }, deps.now()).catch((error: unknown) =>
+      deps.logger.error("sweep failed", { error: String(error) }),
+    );
+  }, options.sweepIntervalMs ?? sweepIntervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(stops.map((stop) => stop()));
+      await sweeping;
+      await deps.enrichment.drain();
+    },
+  };
+};
