@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { backends, type TestDatabase } from "./support/databases";
 import { faultySql } from "./support/faulty-sql";
 import { startTestService, type TestService } from "./support/test-service";
@@ -37,9 +37,15 @@ const expectUnavailable = (res: { status: number; json: { error?: { code?: strin
 };
 
 describe.each(backends)("dependency faults on $name", (backend) => {
+  const db = faultySql(backend.open);
+  let faulty: TestService;
+  beforeAll(async () => {
+    faulty = await startTestService({ driver: "node", sql: db.open });
+  });
+  afterAll(() => faulty?.close());
+
   it("a dependency fault of every backend's client answers 503 SERVICE_UNAVAILABLE, never 500", async () => {
-    const db = faultySql(backend.open);
-    svc = await startTestService({ driver: "node", sql: db.open });
+    const svc = faulty;
     for (const [name, make] of faults) {
       db.fail(make);
       const write = await svc.post("/api/v1/posts", { actor: "f-1", json: { text: name } });
