@@ -96,7 +96,7 @@ export const storeVariant = async (sql: Sql, appId: string, rkey: string, token:
     [appId, rkey, token, audio.cid, audio.mimeType, audio.size, audio.durationMs],
   );
   await sql.query(
-    `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = $3, generation = generation + 1, redispatched = false
+    `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = $3::timestamptz, generation = generation + 1, redispatched = false
       WHERE app_id = $1 AND rkey = $2 AND status = 'ready' AND stage = ANY (string_to_array($4, ','))`,
     [appId, rkey, now.toISOString(), derivedStages.join(",")],
   );
@@ -105,7 +105,7 @@ export const storeVariant = async (sql: Sql, appId: string, rkey: string, token:
 /** The post's one transcript record, replaced on recompute. */
 export const storeTranscript = async (sql: Sql, appId: string, rkey: string, record: object, cid: string, now: Date): Promise<void> => {
   await sql.query(
-    `INSERT INTO transcripts (app_id, rkey, record, cid, updated_at) VALUES ($1, $2, $3::json, $4, $5)
+    `INSERT INTO transcripts (app_id, rkey, record, cid, updated_at) VALUES ($1, $2, $3::json, $4, $5::timestamptz)
      ON CONFLICT (app_id, rkey) DO UPDATE SET record = excluded.record, cid = excluded.cid, updated_at = excluded.updated_at`,
     [appId, rkey, JSON.stringify(record), cid, now.toISOString()],
   );

@@ -46,7 +46,7 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEv
         if (!target) deps.log.warn("webhook dropped: the tenant no longer has a webhook target", { eventId: event.eventId, appId: event.appId });
         const now = (deps.delivery?.now ?? deliveryDefaults.now)();
         await deps.sql.query(
-          `UPDATE webhook_events SET outcome = $2, attempts = attempts + $3, settled_at = $4 WHERE event_id = $1`,
+          `UPDATE webhook_events SET outcome = $2, attempts = attempts + $3, settled_at = $4::timestamptz WHERE event_id = $1`,
           [event.eventId, result.outcome, result.attempts, now.toISOString()],
         );
       } catch (error) {
@@ -60,8 +60,8 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEv
 /** Claims events whose deliverer is gone (claim lapsed, no outcome) and delivers them. Returns how many. */
 export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100): Promise<number> => {
   const rows = await deps.sql.query(
-    `UPDATE webhook_events SET claimed_until = $2
-      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until < $1
+    `UPDATE webhook_events SET claimed_until = $2::timestamptz
+      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until < $1::timestamptz
                           ORDER BY occurred_at LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING ${outboxReturning}`,
     [now.toISOString(), new Date(now.getTime() + claimMs).toISOString(), limit],

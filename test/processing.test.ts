@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { audioPost, seedAudio } from "./support/seeded-audio";
+import { serviceMatrix } from "./support/service-matrix";
+import { startTestService, type TestService } from "./support/test-service";
+
+const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
+const patch = (svc: TestService, postId: string, actor: string | undefined, json: unknown, headers?: Record<string, string>) =>
+  svc.call("PATCH", `/api/v1/posts/${postId}`, { ...(actor !== undefined && { actor }), json, headers });
+
+/** PATCH and create-with-processing (CONTRACT.md section 4), on every driver and backend. */
+describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql }) => {
+  describe("inline dispatch with stub providers", () => {
+    let svc: TestService;
+    beforeAll(async () => {
+      svc = await startTestService({ driver, sql, env: { SVC_PROCESSING_INLINE: "true", SVC_PROCESSING_STUB: "true" } });
+    });
+    afterAll(() => svc?.close());
+
+    const audioPostBy = async (actor: string, processing?: Record<string, boolean>, token?: string, appId = "alpha") => {
+      const blob = await seedAudio(svc.deps, appId);
+      const res = await svc.post("/api/v1/posts", { actor, json: audioPost(blob, processing), token });
+      expect(res.status, res.body.toString()).toBe(201);
+      return res.json.data.postId as string;
+    };
+
+    it("a create with processing runs the stages before it answers (inline) and the view shows each stage ready", async () => {
+      const postId = await audioPostBy("pr-1", allStages);
+      const view = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-1" })).json.data;
+      for (const stage of ["denoise", "trim", "transcribe", "waveform"]) {
+        expect(view.processing[stage]).toEqual({ status: "ready", updatedAt: expect.stringMatching(/^\d{4}-.*Z$/) });
+      }
+      expect(Object.keys(view.processing)).toEqual(["denoise", "trim", "transcribe", "waveform"]);
+      expect(view.embed.transcript.text).toMatch(/\S/);
+      expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8 });
+      expect(view.embed.waveform.data).toHaveLength(view.embed.waveform.length * 2);
+    });
+
+    it("processing is absent from the view when no stage was ever requested", async () => {
+      const postId = await audioPostBy("pr-2");
+      const view = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-2" })).json.data;
+      expect(view).not.toHaveProperty("processing");
+      expect(view.embed).not.toHaveProperty("transcript");
+    });
+
+    it("a create's processing needs an audio embed (400 VALIDATION_ERROR)", async () => {
+      const res = await svc.post("/api/v1/posts", { actor: "pr-3", json: { text: "no audio", processing: { transcribe: true } } });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("VALIDATION_ERROR");
+    });
+
+    it("PATCH answers 202 with the post view; only the stages ever requested appear", async () => {
+      const postId = await audioPostBy("pr-4");
+      const res = await patch(svc, postId, "pr-4", { processing: { transcribe: true } });
+      expect(res.status).toBe(202);
+      expect(res.json.data.uri).toMatch(new RegExp(`/${postId}$`));
+      expect(res.json.data.processing).toEqual({ transcribe: { status: "ready", updatedAt: expect.any(String) } });
+      expect(res.json.data.embed.transcript.text).toMatch(/\S/);
+    });
+
+    it("processing never changes the record or its cid", async () => {
+      const postId = await audioPostBy("pr-5");
+      const before = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-5" })).json.data;
+      const after = (await patch(svc, postId, "pr-5", allStages && { processing: allStages })).json.data;
+      expect(after.cid).toBe(before.cid);
+      expect(after.record).toEqual(before.record);
+    });
+
+    it("requesting a settled stage runs it again (a new updatedAt)", async () => {
+      const postId = await audioPostBy("pr-6", { waveform: true });
+      const first = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-6" })).json.data.processing.waveform;
+      await new Promise((r) => setTimeout(r, 5));
+      const again = (await patch(svc, postId, "pr-6", { processing: { waveform: true } })).json.data.processing.waveform;
+      expect(again.status).toBe("ready");
+      expect(Date.parse(again.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt));
+    });
+
+    it("only the author may PATCH (403 FORBIDDEN)", async () => {
+      const postId = await audioPostBy("pr-7");
+      const res = await patch(svc, postId, "someone-else", { processing: { trim: true } });
+      expect(res.status).toBe(403);
+      expect(res.json.error.code).toBe("FORBIDDEN");
+      const view = (await svc.get(`/api/v1/posts/${postId}`)).json.data;
+      expect(view).not.toHaveProperty("processing");
+    });
+
+    it("an unknown post is 404 NOT_FOUND, and so is another tenant's post", async () => {
+      expect((await patch(svc, "3kabcdefghijk", "pr-8", { processing: { trim: true } })).status).toBe(404);
+      expect((await patch(svc, "not-a-tid", "pr-8", { processing: { trim: true } })).status).toBe(404);
+      const postId = await audioPostBy("pr-8");
+      const res = await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "pr-8", token: svc.tenants.beta.token, json: { processing: { trim: true } } });
+      expect(res.status).toBe(404);
+      expect(res.json.error.code).toBe("NOT_FOUND");
+    });
+
+    it("a post without audio is 400 VALIDATION_ERROR", async () => {
+      const created = await svc.post("/api/v1/posts", { actor: "pr-9", json: { text: "words only" } });
+      const res = await patch(svc, created.json.data.postId, "pr-9", { processing: { transcribe: true } });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("VALIDATION_ERROR");
+    });
+
+    it.each([
+      ["an unknown field", { processing: { trim: true }, text: "x" }],
+      ["no processing", {}],
+      ["no stage true", { processing: { trim: false } }],
+      ["an empty processing object", { processing: {} }],
+      ["an unknown stage", { processing: { trim: true, upscale: true } }],
+      ["a stage that is not a boolean", { processing: { trim: "yes" } }],
+    ])("a PATCH body is strict: %s is 400 VALIDATION_ERROR", async (name, body) => {
+      const actor = `pr-10-${name.replaceAll(" ", "-")}`;
+      const postId = await audioPostBy(actor);
+      const res = await patch(svc, postId, actor, body);
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("VALIDATION_ERROR");
+    });
+
+    it("a PATCH body over 256 KiB is 413 PAYLOAD_TOO_LARGE", async () => {
+      const res = await patch(svc, "3kabcdefghijk", "pr-11", { processing: { trim: true }, pad: "a".repeat(262_144) });
+      expect(res.status).toBe(413);
+      expect(res.json.error.code).toBe("PAYLOAD_TOO_LARGE");
+    });
+
+    it("PATCH needs the acting actor (401 ACTING_ACTOR_REQUIRED) and a service token (401 UNAUTHORIZED)", async () => {
+      expect((await patch(svc, "3kabcdefghijk", undefined, { processing: { trim: true } })).json.error.code).toBe("ACTING_ACTOR_REQUIRED");
+      const res = await svc.call("PATCH", "/api/v1/posts/3kabcdefghijk", { token: null, actor: "pr-12", json: { processing: { trim: true } } });
+      expect(res.status).toBe(401);
+    });
+
+    it("PATCH honours Idempotency-Key: the same body replays, another body is 422", async () => {
+      const postId = await audioPostBy("pr-13");
+      const headers = { "idempotency-key": "patch-1" };
+      const first = await patch(svc, postId, "pr-13", { processing: { trim: true } }, headers);
+      const replay = await patch(svc, postId, "pr-13", { processing: { trim: true } }, headers);
+      expect(replay.status).toBe(202);
+      expect(replay.headers["idempotent-replayed"]).toBe("true");
+      expect(replay.json).toEqual(first.json);
+      const other = await patch(svc, postId, "pr-13", { processing: { waveform: true } }, headers);
+      expect(other.status).toBe(422);
+      expect(other.json.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    });
+
+    it("PATCH is rate-limited as a write (10 per 15 minutes per actor, then 429)", async () => {
+      const actor = "pr-14";
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push((await patch(svc, "3kabcdefghijk", actor, { processing: { trim: true } })).status);
+      expect(statuses.slice(0, 10).every((s) => s === 404)).toBe(true);
+      expect(statuses[10]).toBe(429);
+    });
+  });
+
+  describe("stages that cannot run here settle skipped at request time", () => {
+    let svc: TestService;
+    beforeAll(async () => {
+      // No dispatcher; transcribe names a provider that is not configured; waveform names the stub.
+      svc = await startTestService({ driver, sql, env: { SVC_TRANSCRIBER: "elevenlabs", SVC_WAVEFORM: "stub" } });
+    });
+    afterAll(() => svc?.close());
+
+    it("no provider, a misconfigured provider and dispatch off are skipped with their reasons, never pending", async () => {
+      const blob = await seedAudio(svc.deps, "alpha");
+      const created = await svc.post("/api/v1/posts", { actor: "sk-1", json: audioPost(blob, allStages) });
+      expect(created.status).toBe(201);
+      const { processing } = (await svc.get(`/api/v1/posts/${created.json.data.postId}`)).json.data;
+      expect(processing).toEqual({
+        denoise: { status: "skipped", updatedAt: expect.any(String), reason: "no_provider" },
+        trim: { status: "skipped", updatedAt: expect.any(String), reason: "no_provider" },
+        transcribe: { status: "skipped", updatedAt: expect.any(String), reason: "provider_misconfigured" },
+        waveform: { status: "skipped", updatedAt: expect.any(String), reason: "dispatch_off" },
+      });
+    });
+  });
+});
