@@ -51,7 +51,7 @@ export const createEnrichment = (opts: {
   return {
     dispatcher,
     pass: opts.pass,
-    plan: (appId, stages, log) => planStages(stages, appId, config, dispatcher.mode !== "off", log),
+    plan: (appId, stages, log) => planStages(stages, appId, config, dispatcher.mode !== "off", log, opts.pass.registry),
     webhooks: (appId) => config.processing.webhooks.has(appId),
     async afterRequest(job, result, log) {
       // The events are in the outbox already; a slow receiver must not hold the response (the sweep backs this up).

@@ -4,12 +4,20 @@
  */
 import type { Config } from "../config/types";
 import type { Stage } from "../providers/provider-port";
+import type { ProviderEntry } from "../providers/provider-registry";
 import { selectProvider, type SelectionLog } from "../providers/select-provider";
 import type { StageDecision } from "./stage-state";
 
-export const planStages = (stages: readonly Stage[], appId: string, config: Config, dispatchOn: boolean, log: SelectionLog): StageDecision[] =>
+export const planStages = (
+  stages: readonly Stage[],
+  appId: string,
+  config: Config,
+  dispatchOn: boolean,
+  log: SelectionLog,
+  registry?: readonly ProviderEntry[],
+): StageDecision[] =>
   stages.map((stage) => {
-    const selection = selectProvider(stage, appId, config, log);
+    const selection = selectProvider(stage, appId, config, log, registry);
     if (!selection.ok) return { stage, status: "skipped", reason: selection.reason };
     if (!dispatchOn) return { stage, status: "skipped", reason: "dispatch_off" };
     return { stage, status: "pending" };

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends } from "../../test/support/databases";
+import { allStages, startEnrichmentHarness, testProviders, type EnrichmentHarness } from "../../test/support/enrichment-harness";
+import { ProviderError } from "../providers/provider-port";
+import { findPost } from "../posts/post-store";
+import { failPendingStages } from "./dead-letter";
+import { acquireLease, leaseMs, passTimeLimitMs, releaseLease } from "./lease";
+import { runPass } from "./run-pass";
+import { onRequest, canSettle, onBytesChanged } from "./stage-state";
+
+describe("the stage state machine (spec section 3)", () => {
+  it("a request queues a stage that is not pending, and changes nothing on a pending one", () => {
+    expect(onRequest(undefined, { stage: "trim", status: "pending" })).toEqual({ stage: "trim", status: "pending" });
+    expect(onRequest("ready", { stage: "trim", status: "pending" })).toEqual({ stage: "trim", status: "pending" });
+    expect(onRequest("pending", { stage: "trim", status: "pending" })).toBeNull();
+  });
+  it("only a pending stage settles", () => {
+    expect(["pending", "ready", "failed", "skipped", undefined].map((s) => canSettle(s as never))).toEqual([true, false, false, false, false]);
+  });
+  it("new bytes send ready derived stages back to pending, and nothing else", () => {
+    expect(onBytesChanged("transcribe", "ready")).toBe("pending");
+    expect(onBytesChanged("waveform", "ready")).toBe("pending");
+    expect(onBytesChanged("transcribe", "failed")).toBe("failed");
+    expect(onBytesChanged("trim", "ready")).toBe("ready");
+  });
+  it("the lease outlives the longest pass", () => {
+    expect(leaseMs).toBeGreaterThan(passTimeLimitMs);
+  });
+});
+
+describe.each(backends)("the worker pass on $name", (backend) => {
+  let h: EnrichmentHarness;
+  let providers: ReturnType<typeof testProviders>;
+  beforeAll(async () => {
+    providers = testProviders();
+    h = await startEnrichmentHarness(backend, { registry: providers.registry });
+  });
+  afterAll(() => h?.close());
+
+  const job = (postId: string) => ({ appId: "alpha", postId });
+
+  it("runs denoise -> trim -> transcribe, waveform, each byte-changing stage on the previous one's output", async () => {
+    const post = await h.createAudioPost(allStages);
+    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
+    const calls = providers.calls.filter((c) => c.stage && true).slice(-4);
+    expect(calls.map((c) => c.stage)).toEqual(["denoise", "trim", "transcribe", "waveform"]);
+    expect(calls[0]!.cid).toBe(post.blob.ref.$link);
+    expect(calls[1]!.cid).not.toBe(calls[0]!.cid);
+    expect(calls[2]!.cid).toBe(calls[3]!.cid);
+    expect(calls[2]!.cid).not.toBe(calls[1]!.cid);
+    const states = await h.stages(post.postId);
+    expect(Object.values(states).map((s) => s.status)).toEqual(["ready", "ready", "ready", "ready"]);
+  });
+
+  it("the view describes the processed variant (url, mimeType, size) and the original stays stored", async () => {
+    const post = await h.createAudioPost({ trim: true });
+    await runPass(h.pass, job(post.postId));
+    const row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.variant?.cid).toBeDefined();
+    expect(row.variant!.cid).not.toBe(post.blob.ref.$link);
+    expect(row.variant!.size).toBeGreaterThan(post.blob.size);
+    expect(row.variant!.mimeType).toBe("audio/wav");
+    expect(await h.blobs.stat(`blobs/alpha/${post.blob.ref.$link}`)).not.toBeNull();
+    expect(await h.blobs.stat(`blobs/alpha/${row.variant!.cid}`)).not.toBeNull();
+  });
+
+  it("a byte-changing rerun sends ready derived stages back to pending and they settle ready again (a second webhook)", async () => {
+    const post = await h.createAudioPost({ transcribe: true, waveform: true });
+    await runPass(h.pass, job(post.postId));
+    const firstTranscript = (await findPost(h.sql, "alpha", post.postId))!.transcript!;
+    await h.request(post.postId, { denoise: true });
+    await runPass(h.pass, job(post.postId));
+    const states = await h.stages(post.postId);
+    expect(states.transcribe).toMatchObject({ status: "ready", generation: 2 });
+    expect(states.waveform).toMatchObject({ status: "ready", generation: 2 });
+    const row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.transcript!.text).not.toBe(firstTranscript.text);
+    expect(row.transcript!.subject.uri).toBe(`at://did:web:alpha.test/dev.svc.audio.post/${post.postId}`);
+    expect(Number((await h.sql.query(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, [post.postId]))[0]!.n)).toBe(1);
+    const events = await h.events(post.postId);
+    expect(events.filter((e) => e.stage === "transcribe" && e.status === "ready")).toHaveLength(2);
+    expect(events.filter((e) => e.stage === "waveform" && e.status === "ready")).toHaveLength(2);
+  });
+
+  it("bytes that do not change leave derived stages alone", async () => {
+    const same = testProviders({ changeBytes: false });
+    const pass = { ...h.pass, registry: same.registry };
+    const post = await h.createAudioPost({ transcribe: true });
+    await runPass(pass, job(post.postId));
+    await h.request(post.postId, { trim: true });
+    await runPass(pass, job(post.postId));
+    expect((await h.stages(post.postId)).transcribe).toMatchObject({ status: "ready", generation: 1 });
+  });
+
+  it("requesting a settled stage runs it again; requesting a pending one changes nothing", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    await h.request(post.postId, { waveform: true });
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "pending", generation: 1 });
+    await runPass(h.pass, job(post.postId));
+    await h.request(post.postId, { waveform: true });
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "pending", generation: 2 });
+    await runPass(h.pass, job(post.postId));
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "ready", generation: 2 });
+  });
+
+  it("a job that finds a live lease is retried later, never dropped", async () => {
+    const post = await h.createAudioPost({ transcribe: true });
+    const held = await acquireLease(h.sql, "alpha", post.postId, new Date());
+    expect(held.kind).toBe("leased");
+    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "busy" });
+    expect((await h.stages(post.postId)).transcribe!.status).toBe("pending");
+    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
+    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
+    expect((await h.stages(post.postId)).transcribe!.status).toBe("ready");
+  });
+
+  it("a lease past its time is taken over", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    await acquireLease(h.sql, "alpha", post.postId, new Date(Date.now() - leaseMs - 1000));
+    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
+  });
+
+  it("a PATCH while a pass holds the lease is picked up by that pass before it lets go", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = testProviders({ gate: { transcribe: gate } });
+    const pass = { ...h.pass, registry: gated.registry };
+    const post = await h.createAudioPost({ transcribe: true });
+    const running = runPass(pass, job(post.postId));
+    await expect.poll(() => gated.count("transcribe")).toBe(1);
+    await h.request(post.postId, { waveform: true });
+    expect(await runPass(pass, job(post.postId))).toEqual({ kind: "busy" });
+    open();
+    expect(await running).toEqual({ kind: "done", ran: true });
+    const states = await h.stages(post.postId);
+    expect(states.transcribe!.status).toBe("ready");
+    expect(states.waveform!.status).toBe("ready");
+  });
+
+  it("a settle lands only under the lease: a pass whose lease was taken over settles nothing", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = testProviders({ gate: { waveform: gate } });
+    const post = await h.createAudioPost({ waveform: true });
+    const running = runPass({ ...h.pass, registry: gated.registry }, job(post.postId));
+    await expect.poll(() => gated.count("waveform")).toBe(1);
+    await h.sql.query(`UPDATE post_enrichment SET lease_token = 'stolen' WHERE rkey = $1`, [post.postId]);
+    open();
+    expect(await running).toEqual({ kind: "busy" });
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    expect(await h.events(post.postId)).toEqual([]);
+  });
+
+  it("a redelivered job creates no duplicate artifact and no duplicate event", async () => {
+    const post = await h.createAudioPost(allStages);
+    const [a, b] = await Promise.all([runPass(h.pass, job(post.postId)), runPass(h.pass, job(post.postId))]);
+    expect([a, b]).toContainEqual({ kind: "done", ran: true });
+    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: false });
+    const events = await h.events(post.postId);
+    expect(events.map((e) => `${e.stage}:${e.status}`).sort()).toEqual(["denoise:ready", "transcribe:ready", "trim:ready", "waveform:ready"]);
+    expect(Number((await h.sql.query(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, [post.postId]))[0]!.n)).toBe(1);
+  });
+
+  it("a provider failure settles the stage failed (provider_error); a retry request leaves it pending until the last attempt", async () => {
+    const failing = testProviders({
+      fail: {
+        transcribe: () => new ProviderError("fail", "bad audio"),
+        waveform: () => new ProviderError("retry", "busy upstream"),
+      },
+    });
+    const pass = { ...h.pass, registry: failing.registry };
+    const post = await h.createAudioPost({ transcribe: true, waveform: true });
+    expect(await runPass(pass, job(post.postId))).toEqual({ kind: "retry" });
+    let states = await h.stages(post.postId);
+    expect(states.transcribe).toMatchObject({ status: "failed", reason: "provider_error" });
+    expect(states.waveform!.status).toBe("pending");
+    expect(await runPass(pass, job(post.postId), { finalAttempt: true })).toEqual({ kind: "done", ran: true });
+    states = await h.stages(post.postId);
+    expect(states.waveform).toMatchObject({ status: "failed", reason: "provider_error" });
+  });
+
+  it("a dead-lettered job settles its pending stages failed (dead_letter), with their events", async () => {
+    const post = await h.createAudioPost({ trim: true, waveform: true });
+    const events = await failPendingStages(h.sql, job(post.postId), "dead_letter", new Date(), true);
+    expect(events.map((e) => e.status)).toEqual(["failed", "failed"]);
+    const states = await h.stages(post.postId);
+    expect(states.trim).toMatchObject({ status: "failed", reason: "dead_letter" });
+    expect(states.waveform).toMatchObject({ status: "failed", reason: "dead_letter" });
+  });
+
+  it("a job for a post that does not exist is done with nothing to run", async () => {
+    expect(await runPass(h.pass, job("3kabcdefghijk"))).toEqual({ kind: "done", ran: false });
+  });
+});
