@@ -97,7 +97,7 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now }
     if (staged.size !== upload.size) throw validationError(`uploaded ${staged.size} bytes, declared ${upload.size}`);
     const { mimeType } = upload;
     assertAcceptedMimeType(mimeType);
-    const scan = await scanAudio({ source: staged.stream, mimeType, size: staged.size });
+    const scan = await scanAudio({ source: staged.stream, mimeType });
     const key = blobKey(appId, scan.cid);
     await s3.move(upload.stagingKey, key, { ifVersion: staged.version });
     await recordBlob(sql, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });

@@ -1,9 +1,13 @@
-/** One streaming pass over an upload: count, hash, sniff, measure and (optionally) stage, reading each byte once. */
+/**
+ * One streaming pass over an upload: count, hash, sniff, measure and (optionally) stage, reading each byte once.
+ * The duration is measured from the bytes by a container walker that reads headers and skips payloads, so it
+ * keeps up with the hash; nothing a header states about the length is believed.
+ */
 import { type Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DomainError } from "../domain-error";
-import { type AcceptedMimeType, isAcceptedMimeType, maxUploadBytes } from "./accepted-types";
-import { tapAudioMetadata } from "./audio-metadata-tap";
+import { type AcceptedMimeType, acceptedAudioTypes, isAcceptedMimeType, maxUploadBytes } from "./accepted-types";
+import { audioMeterFor } from "./duration/audio-meter-for";
 import { createRawCidHasher } from "./raw-cid";
 import { assertAudioFamily, sniffWindowBytes } from "./sniff-audio";
 import { fileTooLarge } from "./file-too-large";
@@ -11,7 +15,7 @@ import { fileTooLarge } from "./file-too-large";
 export interface AudioScan {
   cid: string;
   size: number;
-  durationMs: number | null;
+  durationMs: number;
 }
 
 export interface ScanAudioOptions {
@@ -21,8 +25,6 @@ export interface ScanAudioOptions {
   /** Where the bytes go as they pass (a staging write); they are discarded when absent. */
   sink?: NodeJS.WritableStream;
   maxBytes?: number;
-  /** The size when known in advance (a staged S3 object): helps the duration estimate of some MP3s. */
-  size?: number;
 }
 
 export function assertAcceptedMimeType(mimeType: string): asserts mimeType is AcceptedMimeType {
@@ -35,7 +37,7 @@ export function assertAcceptedMimeType(mimeType: string): asserts mimeType is Ac
  * Rejects as early as the bytes allow: a wrong type after the first 4100 bytes, an oversize upload at byte
  * maxBytes + 1 (the source is destroyed, so nothing more is read). The sink has every byte once this resolves.
  */
-export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBytes, size }: ScanAudioOptions): Promise<AudioScan> {
+export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBytes }: ScanAudioOptions): Promise<AudioScan> {
   try {
     assertAcceptedMimeType(mimeType);
   } catch (error) {
@@ -43,7 +45,7 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
     throw error;
   }
   const hasher = createRawCidHasher();
-  const metadata = tapAudioMetadata(mimeType, size);
+  const meter = audioMeterFor(acceptedAudioTypes[mimeType]);
   let count = 0;
   let head: Buffer[] | undefined = [];
   let headBytes = 0;
@@ -54,7 +56,7 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
     await assertAudioFamily(bytes.subarray(0, sniffWindowBytes), mimeType);
   };
 
-  const meter = new Transform({
+  const pass = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       count += chunk.length;
       if (count > maxBytes) {
@@ -62,32 +64,22 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
         return;
       }
       hasher.update(chunk);
-      const step = async () => {
-        if (head) {
-          head.push(chunk);
-          headBytes += chunk.length;
-          if (headBytes >= sniffWindowBytes) await sniff();
-        }
-        await metadata.feed(chunk);
-      };
-      step().then(() => callback(null, chunk), callback);
+      meter.push(chunk);
+      if (!head) return callback(null, chunk);
+      head.push(chunk);
+      headBytes += chunk.length;
+      if (headBytes < sniffWindowBytes) return callback(null, chunk);
+      sniff().then(() => callback(null, chunk), callback);
     },
     flush(callback) {
-      const finish = async () => {
-        if (head) await sniff();
-        metadata.end();
-      };
-      finish().then(() => callback(), callback);
+      if (head) sniff().then(() => callback(), callback);
+      else callback();
     },
   });
 
   const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  try {
-    await pipeline(source, meter, sink ?? discard);
-  } catch (error) {
-    metadata.abort();
-    throw error;
-  }
-  const facts = await metadata.result();
-  return { cid: hasher.cid(), size: count, durationMs: facts.durationMs };
+  await pipeline(source, pass, sink ?? discard);
+  const measured = meter.finish(count);
+  if ("refused" in measured) throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but ${measured.refused}`);
+  return { cid: hasher.cid(), size: count, durationMs: measured.durationMs };
 }
