@@ -5,7 +5,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Sql } from "../sql/port";
 import { maxUploadBytes } from "./accepted-types";
 import { type BlobRef, blobRef } from "./blob-ref";
-import { recordBlob } from "./blob-records";
+import { type BlobRecord, recordBlob } from "./blob-records";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 
 export interface IngestAudioOptions {
@@ -42,15 +42,28 @@ export async function ingestAudio({ store, sql, appId, mimeType, source, maxByte
   }
   let key: string;
   let scan;
+  let committed;
   try {
     scan = await scanAudio({ source, mimeType, sink: staged.stream, maxBytes });
     key = blobKey(appId, scan.cid);
-    await staged.commit(key);
+    committed = await staged.commit(key);
   } catch (error) {
     await staged.discard().catch(() => undefined);
     throw error;
   }
-  // Recorded after the bytes are in place: a row never points at a missing object.
-  await recordBlob(sql, { appId, cid: scan.cid, mimeType, size: scan.size, durationMs: scan.durationMs });
+  await recordOrTakeBack(store, sql, key, committed.created, { appId, cid: scan.cid, mimeType, size: scan.size, durationMs: scan.durationMs });
   return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
+}
+
+/**
+ * Recorded after the bytes are in place, so a row never points at a missing object; when the row cannot be
+ * recorded, an object this upload created is removed again, so a failed upload leaves no object without its row.
+ */
+export async function recordOrTakeBack(store: BlobStore, sql: Sql, key: string, created: boolean, record: BlobRecord): Promise<void> {
+  try {
+    await recordBlob(sql, record);
+  } catch (error) {
+    if (created) await store.delete(key).catch(() => undefined);
+    throw error;
+  }
 }

@@ -13,6 +13,7 @@ import type { S3BlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { maxUploadBytes } from "./accepted-types";
+import type { Sql } from "../sql/port";
 import { listBlobs } from "./blob-records";
 import { type CreatedUpload, completeUpload, createUpload, uploadWindowSeconds } from "./presigned-upload";
 
@@ -151,5 +152,26 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     expect(await codeOf(createUpload({ store: fsStore, sql: db.sql, appId, actor, mimeType: "audio/wav", size: 10, now: new Date() }))).toBe("NOT_FOUND");
     expect(await codeOf(completeUpload({ store: fsStore, sql: db.sql, appId, actor, uploadId: "x", now: new Date() }))).toBe("NOT_FOUND");
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a completion whose row cannot be recorded stores nothing and keeps its staged bytes, so a retry completes it", async () => {
+    const fixture = await audioFixture("audio/ogg");
+    const created = await create("audio/ogg", fixture.bytes.length);
+    await postForm(created, fixture.bytes, "audio/ogg");
+    const failing: Sql = {
+      query: async (text, params) => {
+        if (text.includes("INSERT INTO blobs")) throw new Error("database went away");
+        return db.sql.query(text, params);
+      },
+      transaction: (fn) => fn(failing),
+    };
+    await expect(completeUpload({ store, sql: failing, appId, actor, uploadId: created.uploadId, now: new Date() })).rejects.toThrow(
+      "database went away",
+    );
+    expect(await store.list("blobs/")).toEqual([]);
+    expect(await listBlobs(db.sql, appId)).toEqual([]);
+    const done = await complete(created.uploadId);
+    expect(await store.list("")).toEqual([done.key]);
+    expect(await listBlobs(db.sql, appId)).toHaveLength(1);
   });
 });

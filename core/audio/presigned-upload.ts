@@ -10,9 +10,8 @@ import type { BlobStore, S3BlobStore } from "../blobs/blob-store";
 import { DomainError, validationError } from "../domain-error";
 import type { Sql } from "../sql/port";
 import { maxUploadBytes } from "./accepted-types";
-import { recordBlob } from "./blob-records";
 import { blobRef } from "./blob-ref";
-import type { IngestedAudio } from "./ingest-audio";
+import { type IngestedAudio, recordOrTakeBack } from "./ingest-audio";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 import { claimUpload, insertUpload } from "./upload-records";
 import type * as z from "zod";
@@ -99,8 +98,11 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now }
     assertAcceptedMimeType(mimeType);
     const scan = await scanAudio({ source: staged.stream, mimeType });
     const key = blobKey(appId, scan.cid);
-    await s3.move(upload.stagingKey, key, { ifVersion: staged.version });
-    await recordBlob(sql, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
+    // Copied, not moved: until the row is recorded the staged object stays, so a completion that fails on the
+    // database can be retried, and the copy it made is taken back.
+    const { created } = await s3.copy(upload.stagingKey, key, { ifVersion: staged.version });
+    await recordOrTakeBack(s3, sql, key, created, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
+    await s3.delete(upload.stagingKey).catch(() => undefined);
     return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {
     staged.stream.destroy();

@@ -27,6 +27,12 @@ export interface ScanAudioOptions {
   maxBytes?: number;
 }
 
+/**
+ * No accepted codec plays on less than 500 bits a second (Opus, the most frugal, needs 6 kb/s): a duration
+ * the bytes could only hold below that rate is a forged structure, and it bounds every duration to the column.
+ */
+const maxMsPerByte = (8 * 1000) / 500;
+
 export function assertAcceptedMimeType(mimeType: string): asserts mimeType is AcceptedMimeType {
   if (!isAcceptedMimeType(mimeType)) {
     throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `unsupported media type ${JSON.stringify(mimeType)}: send one of the accepted audio types exactly`);
@@ -81,5 +87,8 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
   await pipeline(source, pass, sink ?? discard);
   const measured = meter.finish(count);
   if ("refused" in measured) throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but ${measured.refused}`);
+  if (measured.durationMs > count * maxMsPerByte) {
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `declared ${mimeType} but ${count} bytes cannot hold ${measured.durationMs} ms of audio`);
+  }
   return { cid: hasher.cid(), size: count, durationMs: measured.durationMs };
 }

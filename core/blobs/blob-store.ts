@@ -25,7 +25,7 @@ export interface BlobRead {
 export interface StagedWrite {
   readonly stream: Writable;
   /** Moves the staged bytes to `key`; when `key` already exists the bytes are identical by construction and dropped. */
-  commit(key: string): Promise<void>;
+  commit(key: string): Promise<{ created: boolean }>;
   /** Removes whatever was staged; safe to call at any point, and more than once. */
   discard(): Promise<void>;
 }
@@ -37,8 +37,11 @@ interface BlobStoreBase {
   /** Readers see no object or all of it, never part; a failing source leaves neither object nor debris. */
   writeAtomic(key: string, source: Readable, options?: { contentType?: string }): Promise<void>;
   stage(options?: { contentType?: string }): Promise<StagedWrite>;
-  /** Atomic rename; when `to` exists already the source is just removed (content-addressed keys). */
-  move(from: string, to: string, options?: { ifVersion?: string }): Promise<void>;
+  /**
+   * Atomic rename; when `to` exists already the source is just removed (content-addressed keys). `created` says
+   * whether this call put the object at `to`, so a caller whose row then fails to record can take back only its own.
+   */
+  move(from: string, to: string, options?: { ifVersion?: string }): Promise<{ created: boolean }>;
   delete(key: string): Promise<void>;
   /** Every key under a prefix (tests, maintenance). */
   list(prefix: string): Promise<string[]>;
@@ -60,6 +63,8 @@ export interface PresignedPost {
 export interface S3BlobStore extends BlobStoreBase {
   readonly kind: "s3";
   readonly bucket: string;
+  /** `move` without removing the source: a completion keeps its staged object until its row is recorded. */
+  copy(from: string, to: string, options?: { ifVersion?: string }): Promise<{ created: boolean }>;
   /** A presigned GET (or HEAD) valid for `expiresIn` seconds from `signingDate`. */
   presignRead(
     key: string,
@@ -84,7 +89,7 @@ export const settleOnce = (
     async commit(finalKey) {
       if (settled) throw new Error("staged write already settled");
       settled = true;
-      await store.move(stagingKey, finalKey);
+      return store.move(stagingKey, finalKey);
     },
     async discard() {
       settled = true;

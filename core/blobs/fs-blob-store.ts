@@ -1,6 +1,6 @@
 /** The filesystem blob store (`SVC_BLOB_DIR`): keys are paths under one directory; writes land by rename. */
 import { randomUUID } from "node:crypto";
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, link, mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -141,12 +141,17 @@ export function createFsBlobStore(dir: string): FsBlobStore {
         const info = await statKey(from);
         if (!info || versionOf(info) !== options.ifVersion) throw new Error(`blob ${from} changed before it was moved`);
       }
-      if (await statKey(to)) {
-        await rm(source, { force: true });
-        return;
-      }
       await mkdir(dirname(target), { recursive: true });
-      await rename(source, target);
+      // link, not rename: it refuses an existing target, so of two racing moves to one key exactly one creates it.
+      let created = true;
+      try {
+        await link(source, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        created = false;
+      }
+      await rm(source, { force: true });
+      return { created };
     },
 
     async delete(key) {

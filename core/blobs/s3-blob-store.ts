@@ -111,9 +111,16 @@ export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobS
     },
 
     async move(from, to, options) {
+      const copied = await store.copy(from, to, options);
+      await store.delete(from);
+      return copied;
+    },
+
+    async copy(from, to, options) {
       assertSafeKey(from);
       assertSafeKey(to);
-      if (!(await store.stat(to))) {
+      const created = !(await store.stat(to));
+      if (created) {
         // IfMatch: bytes swapped in after they were hashed must never reach their content address.
         await client.send(
           new CopyObjectCommand({
@@ -124,7 +131,7 @@ export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobS
           }),
         );
       }
-      await store.delete(from);
+      return { created };
     },
 
     async delete(key) {

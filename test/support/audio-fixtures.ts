@@ -1,7 +1,7 @@
 /** Real audio for tests, generated with ffmpeg (FFMPEG_PATH, else @ffmpeg-installer/ffmpeg) and cached in the temp dir. */
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -124,4 +124,32 @@ export function pcmWav(totalBytes: number): Buffer {
   const wav = Buffer.alloc(totalBytes);
   pcmWavHeader(totalBytes).copy(wav);
   return wav;
+}
+
+/**
+ * `seconds` of pink noise (so VBR encoders vary their frame sizes), stereo 44.1 kHz, encoded with the given ffmpeg
+ * output arguments; cached like the other fixtures.
+ */
+export function encodedNoise(name: string, mimeType: string, seconds: number, args: string[]): Promise<AudioFixture> {
+  return cached(`noise-${name}`, () =>
+    generate(`noise-${name}`, mimeType, ["-f", "lavfi", "-i", `anoisesrc=d=${seconds}:c=pink:a=0.3`, "-ac", "2", "-ar", "44100", ...args]),
+  );
+}
+
+/** How long ffmpeg decodes the bytes to, in ms (its `time=` progress after decoding all of them); null when it cannot. */
+export async function decodedMs(bytes: Buffer): Promise<number | null> {
+  await mkdir(fixtureDir, { recursive: true });
+  const path = join(fixtureDir, `.decode-${randomUUID()}`);
+  try {
+    await writeFile(path, bytes);
+    const { stderr } = await run(ffmpegPath, ["-hide_banner", "-nostdin", "-i", path, "-f", "null", "-"]).catch((error: { stderr?: string }) => ({
+      stderr: error.stderr ?? "",
+    }));
+    const times = [...stderr.matchAll(/time=(\d+):(\d+):(\d+\.\d+)/g)];
+    const last = times.at(-1);
+    if (!last) return null;
+    return Math.round((Number(last[1]) * 3600 + Number(last[2]) * 60 + Number(last[3])) * 1000);
+  } finally {
+    await rm(path, { force: true });
+  }
 }
