@@ -1,3 +1,4 @@
+import type { RenditionBuilder } from "./audio/rendition-builder";
 import type { BlobStore } from "./blobs/blob-store";
 import type { Config, Tenant } from "./config/types";
 import type { Logger } from "./observability/logger";
@@ -14,4 +15,6 @@ export interface Deps {
   now: () => Date;
   /** Request-time stage decisions, dispatch, and the worker pass's ports. */
   enrichment: Enrichment;
+  /** Builds missing mp3 renditions; present only when the rendition service is configured. */
+  renditions?: RenditionBuilder;
 }

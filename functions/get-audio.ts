@@ -13,6 +13,7 @@ const impl = implement(routes.getAudio, async (call) => ({
     method: call.req.method,
     range: call.req.headers.range,
     now: call.deps.now(),
+    renditions: call.deps.renditions,
   }),
 }));
 

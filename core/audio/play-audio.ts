@@ -3,8 +3,11 @@ import { renditionKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import { DomainError, validationError } from "../domain-error";
 import type { HttpResponse } from "../http/types";
+import { ProviderError } from "../providers/provider-port";
 import type { Sql } from "../sql/port";
+import { isAcceptedMimeType } from "./accepted-types";
 import { findBlob } from "./blob-records";
+import type { RenditionBuilder } from "./rendition-builder";
 import { verifyPlayback } from "./playback-url";
 import { serveAudio } from "./serve-audio";
 
@@ -21,6 +24,8 @@ export interface PlayAudioOptions {
   /** The request's Range header. */
   range?: string;
   now: Date;
+  /** Present when the rendition service is configured: a missing mp3 rendition is built, not a 404. */
+  renditions?: RenditionBuilder;
 }
 
 function parseFormat(query: URLSearchParams): PlaybackFormat | undefined {
@@ -31,10 +36,10 @@ function parseFormat(query: URLSearchParams): PlaybackFormat | undefined {
 }
 
 /**
- * The signature is checked before `format`, so an unsigned caller learns nothing. With `format=mp3` only an existing
- * rendition is served (no rendition service is wired yet): a miss is 404.
+ * The signature is checked before `format`, so an unsigned caller learns nothing. With `format=mp3` an existing
+ * rendition is served; a miss is built when the rendition service is configured, and is 404 when it is not.
  */
-export async function playAudio({ store, sql, secret, query, method, range, now }: PlayAudioOptions): Promise<HttpResponse> {
+export async function playAudio({ store, sql, secret, query, method, range, now, renditions }: PlayAudioOptions): Promise<HttpResponse> {
   const playback = verifyPlayback(query, secret, now);
   const format = parseFormat(query);
   const blob = await findBlob(sql, playback.appId, playback.cid);
@@ -42,5 +47,19 @@ export async function playAudio({ store, sql, secret, query, method, range, now 
   const target = format
     ? { key: renditionKey(playback.key, format), mimeType: "audio/mpeg", etag: `"${playback.cid}.${format}"` }
     : { key: playback.key, mimeType: blob.mimeType, etag: `"${playback.cid}"` };
+  if (format && renditions && isAcceptedMimeType(blob.mimeType) && !(await store.stat(target.key))) {
+    await buildRendition(renditions, { appId: playback.appId, cid: playback.cid, mimeType: blob.mimeType });
+  }
   return serveAudio({ store, ...target, range, method, exp: playback.exp, now });
+}
+
+async function buildRendition(renditions: RenditionBuilder, source: Parameters<RenditionBuilder["buildMp3"]>[0]): Promise<void> {
+  try {
+    await renditions.buildMp3(source);
+  } catch (error) {
+    if (error instanceof ProviderError && error.disposition === "retry") {
+      throw new DomainError("SERVICE_UNAVAILABLE", "the rendition service is unavailable; try again later");
+    }
+    throw error;
+  }
 }

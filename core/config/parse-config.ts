@@ -2,6 +2,7 @@
 import type { BlobConfig, Config, DatabaseConfig, LogLevel, Tenant } from "./types";
 import { parseAppList } from "./app-list";
 import { parseProcessingConfig } from "./processing-config";
+import { parseRenditionTarget } from "./rendition-target";
 import { isDidWeb } from "../tenancy/did-web";
 
 export type ConfigLog = {
@@ -101,6 +102,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
 
   const tenants = parseTenants(env, log);
   const processing = parseProcessingConfig(env, log);
+  const rendition = parseRenditionTarget(read, systemAuthToken, fail, log);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -115,6 +117,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     playbackSigningKey: playbackSigningKey!,
     tenants,
     ...(systemAuthToken !== undefined && { systemAuthToken }),
+    ...(rendition !== undefined && { rendition }),
     trustedProxyHops: trustedProxyHops!,
     clientIpSource: clientIpSource!,
     sha: read("SVC_GIT_SHA") ?? null,

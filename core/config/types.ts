@@ -1,5 +1,6 @@
 import type { Tenant } from "../tenancy/tenant";
 import type { ProcessingConfig } from "./processing-config";
+import type { RenditionTarget } from "./rendition-target";
 
 /** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
 export type DatabaseConfig =
@@ -29,6 +30,8 @@ export interface Config {
   /** appId -> tenant, union of SVC_APP_TOKENS and SVC_APP_DIDS (valid entries only). */
   tenants: ReadonlyMap<string, Tenant>;
   systemAuthToken?: string;
+  /** SVC_RENDITION_SERVICE_URL with the bearer token to send it; absent when not configured (see rendition-target.ts). */
+  rendition?: RenditionTarget;
   trustedProxyHops: number;
   /** `forwarded` reads X-Forwarded-For; `edge` uses the address the edge saw (API Gateway sourceIp, socket address). */
   clientIpSource: "forwarded" | "edge";

@@ -7,6 +7,7 @@ import { openRdsData } from "../sql/rds-data";
 import { createCustody } from "../tenancy/custody";
 import { buildEnrichment } from "./build-enrichment";
 import { lambdaHandler } from "./lambda-handler";
+import { renditionsFor } from "../providers/rendition/mp3-rendition-builder";
 
 /**
  * The Lambda composition root: the RDS Data API and S3, nothing else (no PGlite, no file store in a bundle).
@@ -31,6 +32,7 @@ export const lambdaDeps = (): Promise<Deps> =>
       logger,
       now,
       enrichment: buildEnrichment({ config, sql, blobs, logger, now }),
+      ...renditionsFor(config.rendition),
     };
   })());
 

@@ -8,6 +8,7 @@ import { openSql } from "../sql/open-sql";
 import type { SqlBackend } from "../sql/port";
 import { createCustody } from "../tenancy/custody";
 import { buildEnrichment, type EnrichmentOverrides } from "./build-enrichment";
+import { renditionsFor } from "../providers/rendition/mp3-rendition-builder";
 
 export const migrationsDir = path.resolve(import.meta.dirname, "../../migrations");
 
@@ -29,6 +30,7 @@ export const createNodeDeps = async (
     logger,
     now,
     enrichment: buildEnrichment({ config, sql, blobs, logger, now }, overrides.enrichment),
+    ...renditionsFor(config.rendition),
   };
 };
 

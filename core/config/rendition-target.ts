@@ -1,0 +1,45 @@
+/**
+ * Where the rendition service is and how to call it: `SVC_RENDITION_SERVICE_URL` (absolute http(s)), which needs
+ * `SYSTEM_AUTH_TOKEN`; calls carry `RENDITION_SERVICE_TOKEN`, else `SYSTEM_AUTH_TOKEN`. Without either the rendition
+ * service counts as not configured (trim and waveform have no provider, mp3 misses are 404).
+ */
+export interface RenditionTarget {
+  /** Base URL, no trailing slash. */
+  url: string;
+  token: string;
+}
+
+const minTokenLength = 32;
+
+export function parseRenditionTarget(
+  read: (name: string) => string | undefined,
+  systemAuthToken: string | undefined,
+  fail: (variable: string, message: string) => undefined,
+  log: { error(message: string, ...extra: Record<string, unknown>[]): void },
+): RenditionTarget | undefined {
+  const raw = read("SVC_RENDITION_SERVICE_URL");
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail("SVC_RENDITION_SERVICE_URL", "SVC_RENDITION_SERVICE_URL must be an absolute http(s) URL");
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password || url.search || url.hash) {
+    return fail("SVC_RENDITION_SERVICE_URL", "SVC_RENDITION_SERVICE_URL must be an absolute http(s) URL with no credentials, query or fragment");
+  }
+  if (systemAuthToken === undefined) {
+    log.error("SVC_RENDITION_SERVICE_URL is set but SYSTEM_AUTH_TOKEN is not: the rendition service is not used", {
+      variable: "SVC_RENDITION_SERVICE_URL",
+    });
+    return undefined;
+  }
+  let token = systemAuthToken;
+  const own = read("RENDITION_SERVICE_TOKEN");
+  if (own !== undefined && own.length < minTokenLength) {
+    log.error(`RENDITION_SERVICE_TOKEN is shorter than ${minTokenLength} characters and is ignored; SYSTEM_AUTH_TOKEN is sent instead`, {
+      variable: "RENDITION_SERVICE_TOKEN",
+    });
+  } else if (own !== undefined) token = own;
+  return { url: `${url.origin}${url.pathname}`.replace(/\/+$/, ""), token };
+}

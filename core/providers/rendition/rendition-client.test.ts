@@ -1,0 +1,103 @@
+/** The rendition adapters' failure mapping against a local server speaking the rendition service's envelope. */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawCid } from "../../audio/raw-cid";
+import { type AudioRef, ProviderError } from "../provider-port";
+import { createRenditionClient } from "./rendition-client";
+import { createRenditionTrimmer } from "./rendition-trimmer";
+import { createRenditionWaveformMaker } from "./rendition-waveform";
+import { createRnnoiseDenoiser } from "./rnnoise-denoiser";
+
+const token = "client-test-token-000000000000000000000000";
+let answer: (path: string) => { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+const seen: { path: string; auth?: string; body: string }[] = [];
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    seen.push({ path: req.url!, auth: req.headers.authorization, body });
+    const a = answer(req.url!);
+    if (a.delayMs) await new Promise((r) => setTimeout(r, a.delayMs));
+    res.writeHead(a.status, { "Content-Type": "application/json", ...a.headers });
+    res.end(a.body === undefined ? "" : typeof a.body === "string" ? a.body : JSON.stringify(a.body));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const audio: AudioRef = { appId: "demo", cid: rawCid(Buffer.from("a")), mimeType: "audio/webm", size: 10, durationMs: 4000 };
+const output = { cid: rawCid(Buffer.from("b")), mimeType: "audio/webm", size: 7, durationMs: 2300 };
+const call = (ms = 5000) => ({ signal: new AbortController().signal, deadline: Date.now() + ms });
+const client = () => createRenditionClient({ baseUrl: base, token });
+
+const failure = async (promise: Promise<unknown>) => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProviderError);
+  expect((error as Error).message).not.toContain(token);
+  return error as ProviderError;
+};
+
+describe("rendition adapters", () => {
+  it("the trimmer posts { appId, cid, mimeType } with the bearer token and returns the variant", async () => {
+    answer = () => ({ status: 200, body: { success: true, data: output } });
+    const trimmed = await createRenditionTrimmer(client()).trim(audio, call());
+    expect(trimmed).toEqual({ appId: "demo", ...output });
+    const last = seen.at(-1)!;
+    expect(last).toMatchObject({ path: "/v1/trim", auth: `Bearer ${token}` });
+    expect(JSON.parse(last.body)).toEqual({ appId: "demo", cid: audio.cid, mimeType: "audio/webm" });
+  });
+
+  it("the rnnoise denoiser calls /v1/denoise; the waveform maker /v1/waveform", async () => {
+    answer = (path) =>
+      path === "/v1/denoise"
+        ? { status: 200, body: { success: true, data: output } }
+        : { status: 200, body: { success: true, data: { version: 2, channels: 1, sample_rate: 8000, samples_per_pixel: 400, bits: 8, length: 2, data: [-1, 1, -2, 2] } } };
+    expect((await createRnnoiseDenoiser(client()).denoise(audio, call())).cid).toBe(output.cid);
+    expect((await createRenditionWaveformMaker(client()).waveform(audio, call())).length).toBe(2);
+  });
+
+  it.each([
+    [429, "retry"],
+    [500, "retry"],
+    [502, "retry"],
+    [503, "retry"],
+    [400, "fail"],
+    [401, "fail"],
+    [404, "fail"],
+  ] as const)("HTTP %i is %s", async (status, disposition) => {
+    answer = () => ({ status, body: { success: false, error: { code: "X", message: "m" }, requestId: "r" } });
+    expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).disposition).toBe(disposition);
+  });
+
+  it("a redirect is not followed and fails", async () => {
+    answer = () => ({ status: 307, headers: { Location: `${base}/v1/trim-elsewhere` } });
+    const before = seen.length;
+    expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).disposition).toBe("fail");
+    expect(seen.length).toBe(before + 1);
+  });
+
+  it("a timeout (the call's deadline) and a network error are retried", async () => {
+    answer = () => ({ status: 200, body: { success: true, data: output }, delayMs: 500 });
+    const slow = await failure(createRenditionTrimmer(client()).trim(audio, call(100)));
+    expect(slow).toMatchObject({ disposition: "retry", reason: "timeout" });
+    const down = await failure(createRenditionTrimmer(createRenditionClient({ baseUrl: "http://127.0.0.1:9", token })).trim(audio, call()));
+    expect(down.disposition).toBe("retry");
+  });
+
+  it("a malformed answer fails", async () => {
+    for (const body of ["not json", { success: true }, { success: true, data: { ...output, mimeType: "audio/wav" } }, { success: true, data: { ...output, cid: "x" } }]) {
+      answer = () => ({ status: 200, body });
+      expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).disposition).toBe("fail");
+    }
+    answer = () => ({ status: 200, body: { success: true, data: { version: 2, channels: 1, sample_rate: 8000, samples_per_pixel: 400, bits: 8, length: 3, data: [1] } } });
+    expect((await failure(createRenditionWaveformMaker(client()).waveform(audio, call()))).disposition).toBe("fail");
+  });
+});

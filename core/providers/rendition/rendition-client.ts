@@ -1,0 +1,73 @@
+/**
+ * Calls the rendition service (CONTRACT.md section 13) with its bearer token, and maps its answers onto the provider
+ * port's failure rule: 429, 5xx, timeouts and network errors are `retry`; any other 4xx, a redirect (never followed)
+ * or a malformed answer is `fail`.
+ */
+import type { AcceptedMimeType } from "../../audio/accepted-types";
+import { ProviderError } from "../provider-port";
+
+export type RenditionOperation = "trim" | "denoise" | "render" | "waveform";
+
+export interface RenditionSourceRef {
+  appId: string;
+  cid: string;
+  mimeType: AcceptedMimeType;
+}
+
+export interface RenditionClientOptions {
+  /** SVC_RENDITION_SERVICE_URL, no trailing slash. */
+  baseUrl: string;
+  /** RENDITION_SERVICE_TOKEN, else SYSTEM_AUTH_TOKEN. */
+  token: string;
+  fetch?: typeof fetch;
+}
+
+export interface RenditionCallOptions {
+  signal?: AbortSignal;
+  /** Epoch milliseconds by which the call must have returned. */
+  deadline: number;
+}
+
+export interface RenditionClient {
+  call(operation: RenditionOperation, source: RenditionSourceRef, options: RenditionCallOptions): Promise<unknown>;
+}
+
+const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
+
+export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch }: RenditionClientOptions): RenditionClient {
+  return {
+    async call(operation, source, { signal, deadline }) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new ProviderError("retry", `rendition ${operation}: no time left before the deadline`, "timeout");
+      const timeout = AbortSignal.timeout(remaining);
+      let response: Response;
+      try {
+        response = await fetchImpl(`${baseUrl}/v1/${operation}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ appId: source.appId, cid: source.cid, mimeType: source.mimeType }),
+          redirect: "manual",
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        });
+      } catch (error) {
+        const timedOut = timeout.aborted;
+        throw new ProviderError("retry", `rendition ${operation}: ${timedOut ? "timed out" : "network error"}`, timedOut ? "timeout" : "provider_error", {
+          cause: error,
+        });
+      }
+      let body: { success?: unknown; data?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+      try {
+        body = (await response.json()) as typeof body;
+      } catch {
+        body = undefined;
+      }
+      if (response.status >= 300 && response.status < 400) throw new ProviderError("fail", `rendition ${operation}: unexpected redirect ${response.status}`);
+      if (!response.ok) {
+        const detail = typeof body?.error?.code === "string" ? ` ${body.error.code}` : "";
+        throw new ProviderError(retryable(response.status) ? "retry" : "fail", `rendition ${operation}: HTTP ${response.status}${detail}`);
+      }
+      if (!body || body.success !== true || body.data === undefined) throw new ProviderError("fail", `rendition ${operation}: malformed answer`);
+      return body.data;
+    },
+  };
+}
