@@ -1,5 +1,5 @@
 /** Parses the environment once into a typed Config; fatal problems throw ConfigError, per-tenant ones are logged and dropped. */
-import type { BlobConfig, Config, DatabaseConfig, LogLevel, Tenant } from "./types";
+import { defaultTimeouts, type BlobConfig, type Config, type DatabaseConfig, type LogLevel, type Tenant } from "./types";
 import { parseAppList } from "./app-list";
 import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
@@ -100,6 +100,17 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     else deployedAt = new Date(time).toISOString();
   }
 
+  const positiveMs = (name: string, fallback: number): number | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    return /^\d{1,7}$/.test(raw) && Number(raw) > 0 ? Number(raw) : fail(name, `${name} must be a whole number of milliseconds from 1 to 9999999`);
+  };
+  const timeouts = {
+    dbConnectMs: positiveMs("SVC_DB_CONNECT_TIMEOUT_MS", defaultTimeouts.dbConnectMs)!,
+    dbStatementMs: positiveMs("SVC_DB_STATEMENT_TIMEOUT_MS", defaultTimeouts.dbStatementMs)!,
+    requestDeadlineMs: positiveMs("SVC_REQUEST_DEADLINE_MS", defaultTimeouts.requestDeadlineMs)!,
+  };
+
   const tenants = parseTenants(env, log);
   const processing = parseProcessingConfig(env, log);
   const rendition = parseRenditionTarget(read, systemAuthToken, fail, log);
@@ -123,6 +134,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     sha: read("SVC_GIT_SHA") ?? null,
     deployedAt,
     processing,
+    timeouts,
   };
 }
 

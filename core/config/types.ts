@@ -12,6 +12,18 @@ export type BlobConfig = { kind: "fs"; dir: string } | { kind: "s3"; bucket: str
 
 export type { Tenant } from "../tenancy/tenant";
 
+/** How long anything waits on a dependency (see the variable table). */
+export interface Timeouts {
+  /** Opening a database connection (pg `connectionTimeoutMillis`, the Data API client's connection timeout). */
+  dbConnectMs: number;
+  /** One SQL statement (Postgres `statement_timeout` and a client-side read timeout; the Data API request timeout). */
+  dbStatementMs: number;
+  /** One whole request, answered 503 when passed (bounded further on Lambda by the invocation's remaining time). */
+  requestDeadlineMs: number;
+}
+
+export const defaultTimeouts: Timeouts = { dbConnectMs: 5_000, dbStatementMs: 10_000, requestDeadlineMs: 20_000 };
+
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 export interface Config {
@@ -40,4 +52,5 @@ export interface Config {
   deployedAt: string | null;
   /** Enrichment: providers, dispatch and webhooks. */
   processing: ProcessingConfig;
+  timeouts: Timeouts;
 }

@@ -23,6 +23,21 @@ export const configVariables: readonly ConfigVariable[] = [
   { name: "CLIENT_IP_SOURCE", required: false, rule: "forwarded (X-Forwarded-For, default) or edge (address the edge saw)" },
   { name: "LOG_LEVEL", required: false, rule: "debug, info, warn, error or silent; default info in production, debug otherwise" },
   { name: "NODE_ENV", required: false, rule: "production in deploys; default development" },
+  {
+    name: "SVC_DB_CONNECT_TIMEOUT_MS",
+    required: false,
+    rule: "Milliseconds to open a database connection before answering 503; default 5000",
+  },
+  {
+    name: "SVC_DB_STATEMENT_TIMEOUT_MS",
+    required: false,
+    rule: "Milliseconds one SQL statement may run (Postgres statement_timeout, client read timeout, Data API request timeout); default 10000",
+  },
+  {
+    name: "SVC_REQUEST_DEADLINE_MS",
+    required: false,
+    rule: "Milliseconds a request may take before it is answered 503 (uploads on the Node host excepted); on Lambda also the invocation's remaining time less a second; default 20000, under API Gateway's 30 s",
+  },
   { name: "SVC_GIT_SHA", required: false, rule: "Build commit reported by /health" },
   { name: "SVC_DEPLOYED_AT", required: false, rule: "ISO 8601 deploy time reported by /health" },
   { name: "SVC_PROCESSING_INLINE", required: false, rule: "true runs the processing pass inside the create or PATCH request; outside production it wins over SQS and task dispatch" },

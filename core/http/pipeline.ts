@@ -2,6 +2,7 @@ import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { DomainError } from "../domain-error";
 import type { Deps } from "../deps";
+import { invocationDeadlineMs, withinDeadline } from "../invocation/deadline";
 import { runInvocation } from "../invocation/run-invocation";
 import { clientIp } from "../rate-limit/client-ip";
 import { errorStatus } from "./errors";
@@ -52,9 +53,13 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
         params: { ...req.params },
         responseHeaders: {},
       };
+      // Uploads stream their body from the client for as long as it takes on the Node host (their idle timeout bounds
+      // a stall); every other request, and any request on Lambda, answers 503 once its deadline passes.
+      const configured = impl.route.body?.kind === "multipart" && !context ? undefined : deps.config.timeouts?.requestDeadlineMs;
+      const deadlineMs = invocationDeadlineMs(configured, context?.getRemainingTimeInMillis?.());
       let response: HttpResponse;
       try {
-        response = toHttpResponse(await chain(call, context ?? ({} as Context)));
+        response = toHttpResponse(await withinDeadline(deadlineMs, () => chain(call, context ?? ({} as Context))));
       } catch (error) {
         response = errorResponse(invocation.failed(error), requestId);
       }

@@ -18,7 +18,7 @@ export const createNodeDeps = async (
   logger: Logger,
   overrides: Partial<Pick<Deps, "custody" | "now">> & { sql?: SqlBackend; blobs?: BlobStore; enrichment?: EnrichmentOverrides } = {},
 ): Promise<Deps & { sql: SqlBackend }> => {
-  const sql = overrides.sql ?? (await openSql(config.database));
+  const sql = overrides.sql ?? (await openSql(config.database, config.timeouts));
   await migrate(sql, migrationsDir);
   const blobs = overrides.blobs ?? (await openBlobStore(config));
   const now = overrides.now ?? (() => new Date());

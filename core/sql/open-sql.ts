@@ -1,8 +1,8 @@
-import type { DatabaseConfig } from "../config/types";
+import type { DatabaseConfig, Timeouts } from "../config/types";
 import type { SqlBackend } from "./port";
 
 /** Opens the configured SQL backend. Adapters load lazily so a Lambda bundle holds only the Data API one. */
-export const openSql = async (db: DatabaseConfig): Promise<SqlBackend> => {
+export const openSql = async (db: DatabaseConfig, timeouts?: Pick<Timeouts, "dbConnectMs" | "dbStatementMs">): Promise<SqlBackend> => {
   switch (db.kind) {
     case "pglite": {
       const { openPglite } = await import("./pglite");
@@ -10,11 +10,11 @@ export const openSql = async (db: DatabaseConfig): Promise<SqlBackend> => {
     }
     case "postgres": {
       const { openPostgres } = await import("./postgres");
-      return openPostgres(db.url);
+      return openPostgres(db.url, { connectMs: timeouts?.dbConnectMs, statementMs: timeouts?.dbStatementMs });
     }
     case "rds-data": {
       const { openRdsData } = await import("./rds-data");
-      return openRdsData(db);
+      return openRdsData({ ...db, connectMs: timeouts?.dbConnectMs, requestMs: timeouts?.dbStatementMs });
     }
   }
 };

@@ -22,9 +22,27 @@ const types = {
     (format ?? "text") === "text" && parsers[oid] ? parsers[oid] : pg.types.getTypeParser(oid, format),
 } as unknown as pg.CustomTypesConfig;
 
+export interface PostgresTimeouts {
+  /** Opening a connection (and waiting for a pooled one). */
+  connectMs?: number;
+  /** One statement: the server cancels it (`statement_timeout`, SQLSTATE 57014); a server that does not answer at
+   * all (a black-holed network) is given up on a second later by the client, which then discards the connection. */
+  statementMs?: number;
+}
+
 /** Postgres over TCP through a pg Pool; a transaction holds one checked-out client. */
-export const openPostgres = async (url: string): Promise<SqlBackend> => {
-  const pool = new pg.Pool({ connectionString: url, types });
+export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {}): Promise<SqlBackend> => {
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    keepAlive: true,
+    ...(timeouts.connectMs !== undefined && { connectionTimeoutMillis: timeouts.connectMs }),
+    ...(timeouts.statementMs !== undefined && {
+      statement_timeout: timeouts.statementMs,
+      query_timeout: timeouts.statementMs + 1_000,
+      idle_in_transaction_session_timeout: timeouts.statementMs * 3,
+    }),
+  });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on("error", () => {});
 
