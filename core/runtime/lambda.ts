@@ -21,7 +21,7 @@ export const lambdaDeps = (): Promise<Deps> =>
     const logger = createLogger(config.logLevel);
     if (config.database.kind !== "rds-data") throw new Error("Lambda functions use the RDS Data API: DATABASE_URL must be rds-data://");
     if (config.blobs.kind !== "s3") throw new Error("Lambda functions use S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
-    const sql = openRdsData(config.database);
+    const sql = openRdsData({ ...config.database, connectMs: config.timeouts.dbConnectMs, requestMs: config.timeouts.dbStatementMs });
     const blobs = createS3BlobStore({ bucket: config.blobs.bucket });
     const now = () => new Date();
     return {

@@ -7,6 +7,8 @@ import {
   type RDSDataClient,
 } from "@aws-sdk/client-rds-data";
 import { describe, expect, it } from "vitest";
+import { isDependencyUnavailable } from "../invocation/dependency-unavailable";
+import { invocationDeadlineMs, withinDeadline } from "../invocation/deadline";
 import { openRdsData, toDataApiTimestamp, toNamedPlaceholders } from "./rds-data";
 
 type Sent = { name: string; input: Record<string, unknown> };
@@ -196,5 +198,54 @@ describe("the Data API adapter", () => {
       RollbackTransactionCommand.name,
     ]);
     expect(sent[2]!.input.transactionId).toBe("tx-2");
+  });
+
+  describe("wake-up retries are bounded by the invocation's remaining time", () => {
+    /** A clock that only moves when the adapter sleeps or a call takes time: seconds of retries run in microseconds. */
+    const fakeTime = (remainingAtStart: number, callMs = 200) => {
+      let now = 0;
+      return {
+        elapsed: () => now,
+        call: () => void (now += callMs),
+        retry: { sleep: async (ms: number) => void (now += ms), remainingMs: () => remainingAtStart - now },
+      };
+    };
+
+    it("a Lambda with 10 s left (the function timeout) stops retrying a resuming Aurora in time to answer 503 before it is cut off", async () => {
+      const time = fakeTime(invocationDeadlineMs(20_000, 10_000)!);
+      const { client, sent } = stubClient(() => (time.call(), resuming()));
+      const error = await openRdsData({ ...target, client, retry: time.retry }).query("SELECT 1").catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: "DatabaseResumingException" });
+      expect(isDependencyUnavailable(error)).toBe(true);
+      // The unbounded backoff would have slept about 18 s over 8 tries.
+      expect(time.elapsed()).toBeLessThan(9_000);
+      expect(sent.length).toBeGreaterThan(1);
+    });
+
+    it("no retry is started that could not finish before the deadline", async () => {
+      const time = fakeTime(1_600);
+      const { client, sent } = stubClient(() => (time.call(), resuming()));
+      await expect(openRdsData({ ...target, client, retry: time.retry }).query("SELECT 1")).rejects.toMatchObject({
+        name: "DatabaseResumingException",
+      });
+      // 200 ms call, 250 ms wait, 200 ms call; then 500 ms more waiting and a call would not leave a second to answer.
+      expect(sent).toHaveLength(2);
+      expect(time.elapsed()).toBe(650);
+    });
+
+    it("inside a request deadline the adapter gives up on its own, before the deadline answers for it", async () => {
+      const { client } = stubClient(() => resuming());
+      const started = Date.now();
+      const error = await withinDeadline(1_500, () => openRdsData({ ...target, client }).query("SELECT 1")).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: "DatabaseResumingException" });
+      expect(Date.now() - started).toBeLessThan(1_500);
+    });
+
+    it("outside any deadline the bounded backoff still applies", async () => {
+      const delays: number[] = [];
+      const { client } = stubClient(() => resuming());
+      await expect(openRdsData({ ...target, client, retry: { sleep: async (ms) => void delays.push(ms) } }).query("SELECT 1")).rejects.toThrow();
+      expect(delays.reduce((a, b) => a + b, 0)).toBeLessThan(25_000);
+    });
   });
 });

@@ -10,6 +10,7 @@ import {
   type Field,
   type SqlParameter,
 } from "@aws-sdk/client-rds-data";
+import { remainingMs } from "../invocation/deadline";
 import { transactionSql } from "./nested-transaction";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";
@@ -21,19 +22,32 @@ export interface RdsDataOptions {
   secretArn: string;
   region?: string;
   client?: Pick<RDSDataClient, "send">;
+  /** Connection and whole-request timeouts of the client this adapter builds (ignored with `client`). */
+  connectMs?: number;
+  requestMs?: number;
   /** Backoff for DatabaseResumingException. Defaults: 8 tries, 250 ms doubling, capped at 5 s (about 18 s in all,
-   * enough for Aurora Serverless v2 to wake from 0 ACU inside API Gateway's 30 s). */
-  retry?: { tries?: number; baseMs?: number; maxMs?: number; sleep?: (ms: number) => Promise<void> };
+   * enough for Aurora Serverless v2 to wake from 0 ACU). Never past the invocation's deadline: a retry that could not
+   * finish before it is not made, and the resume error (503) is answered while there is time. */
+  retry?: { tries?: number; baseMs?: number; maxMs?: number; sleep?: (ms: number) => Promise<void>; remainingMs?: () => number | undefined };
 }
+
+/** What a retry needs besides its backoff: time for the call itself and for the 503 to travel back. */
+const minAttemptMs = 1_000;
 
 /** The RDS Data API: one statement per HTTP call, `$n` placeholders sent as named `:pN` parameters. */
 export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
-  const owned = opts.client ? undefined : new RDSDataClient(opts.region ? { region: opts.region } : {});
+  const owned = opts.client
+    ? undefined
+    : new RDSDataClient({
+        ...(opts.region ? { region: opts.region } : {}),
+        requestHandler: { connectionTimeout: opts.connectMs, requestTimeout: opts.requestMs },
+      });
   const client = opts.client ?? owned!;
   const tries = opts.retry?.tries ?? 8;
   const baseMs = opts.retry?.baseMs ?? 250;
   const maxMs = opts.retry?.maxMs ?? 5_000;
   const sleep = opts.retry?.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const left = opts.retry?.remainingMs ?? remainingMs;
   const target = { resourceArn: opts.resourceArn, secretArn: opts.secretArn, database: opts.database };
   const arns = { resourceArn: opts.resourceArn, secretArn: opts.secretArn };
 
@@ -43,7 +57,10 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
         return (await client.send(command as never)) as Out;
       } catch (error) {
         if (!isResuming(error) || attempt >= tries) throw translateError(error);
-        await sleep(Math.min(baseMs * 2 ** (attempt - 1), maxMs));
+        const delay = Math.min(baseMs * 2 ** (attempt - 1), maxMs);
+        const remaining = left();
+        if (remaining !== undefined && remaining < delay + minAttemptMs) throw translateError(error);
+        await sleep(delay);
       }
     }
   };

@@ -1,0 +1,54 @@
+import { DatabaseResumingException, type RDSDataClient } from "@aws-sdk/client-rds-data";
+import type { Context } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "../core/routes";
+import { lambdaHandler } from "../core/runtime/lambda-handler";
+import { loadRouteImpls } from "../core/runtime/load-routes";
+import { openRdsData } from "../core/sql/rds-data";
+import { apiGatewayEvent, startTestService, type TestService } from "./support/test-service";
+
+/**
+ * A Data API client that answers every statement with an empty result until Aurora "pauses"; from then on every
+ * call is DatabaseResumingException, as while Serverless v2 wakes from 0 ACU.
+ */
+const pausingClient = () => {
+  let paused = false;
+  const client = {
+    async send(command: { constructor: { name: string } }) {
+      if (paused) throw new DatabaseResumingException({ message: "The database is resuming", $metadata: {} });
+      return command.constructor.name === "BeginTransactionCommand" ? { transactionId: "tx" } : { records: [], columnMetadata: [] };
+    },
+  };
+  return { client: client as unknown as RDSDataClient, pause: () => void (paused = true) };
+};
+
+const lambdaContext = (remainingMs: number): Context => {
+  const end = Date.now() + remainingMs;
+  return { getRemainingTimeInMillis: () => end - Date.now() } as Context;
+};
+
+describe("a Lambda over a resuming Aurora", () => {
+  let svc: TestService;
+  const aurora = pausingClient();
+  beforeAll(async () => {
+    svc = await startTestService({
+      driver: "lambda",
+      sql: async () => openRdsData({ database: "svc", resourceArn: "arn:cluster", secretArn: "arn:secret", client: aurora.client }),
+    });
+    aurora.pause();
+  });
+  afterAll(() => svc?.close());
+
+  it("Data API wake-up retries are bounded by the invocation's remaining time: 503 SERVICE_UNAVAILABLE before the function is cut off", async () => {
+    const impl = (await loadRouteImpls()).find((i) => i.route === routes.createPost)!;
+    const handler = lambdaHandler(impl, async () => svc.deps);
+    const url = new URL("/api/v1/posts", svc.baseUrl);
+    const headers = { authorization: `Bearer ${svc.tenants.alpha.token}`, "x-svc-acting-actor": "sleepy", "content-type": "application/json" };
+    const started = Date.now();
+    const result = await handler(apiGatewayEvent("POST", url, routes.createPost.path, {}, headers, Buffer.from('{"text":"wake up"}')), lambdaContext(3_000));
+    const took = Date.now() - started;
+    expect(result.statusCode).toBe(503);
+    expect(JSON.parse(result.body!).error.code).toBe("SERVICE_UNAVAILABLE");
+    expect(took).toBeLessThan(3_000);
+  });
+});
