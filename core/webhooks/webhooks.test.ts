@@ -59,7 +59,7 @@ describe("webhook delivery to a receiver on loopback (CONTRACT.md section 5)", (
     expect(verifyWebhook(hook!.body, hook!.headers, secret).eventId).toBe(e.eventId);
     // One changed byte fails.
     const tampered = Buffer.from(hook!.body);
-    tampered[tampered.length - 3] ^= 1;
+    tampered[tampered.length - 3] = tampered[tampered.length - 3]! ^ 1;
     expect(() => verifyWebhook(tampered, hook!.headers, secret)).toThrow(WebhookVerificationError);
   });
 

@@ -12,6 +12,7 @@ import { createLogger } from "../../core/observability/logger";
 import type { SqlBackend } from "../../core/sql/port";
 import { lambdaHandler, type ApiGatewayHandler } from "../../core/runtime/lambda-handler";
 import { loadRouteImpls } from "../../core/runtime/load-routes";
+import type { EnrichmentOverrides } from "../../core/runtime/build-enrichment";
 import { createNodeDeps } from "../../core/runtime/node-deps";
 import { createNodeHost } from "../../core/runtime/node-host";
 import { createRouteMatcher } from "../../core/runtime/route-matcher";
@@ -58,6 +59,8 @@ export const startTestService = async (opts: {
   now?: () => Date;
   /** Another blob store than the temp-dir file store (the S3 emulator). */
   blobs?: BlobStore;
+  /** Enrichment ports to use instead of the configured ones (test providers, an SQS client on an emulator). */
+  enrichment?: EnrichmentOverrides;
   /** Last word on the environment, once the base URL is known. */
   configure?: (env: Record<string, string>, baseUrl: string) => void;
 }) => {
@@ -87,7 +90,7 @@ export const startTestService = async (opts: {
   const logger = createLogger((env.LOG_LEVEL as "silent") ?? "silent");
   const config = parseConfig(env, logger);
   const sql = await opts.sql();
-  const deps = await createNodeDeps(config, logger, { sql, now: opts.now, blobs: opts.blobs });
+  const deps = await createNodeDeps(config, logger, { sql, now: opts.now, blobs: opts.blobs, enrichment: opts.enrichment });
   const impls = await loadRouteImpls();
 
   let server: Server | undefined;
@@ -143,6 +146,7 @@ export const startTestService = async (opts: {
     async close() {
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       await dids.close();
+      await deps.enrichment.drain();
       await sql.close();
       await rm(blobDir, { recursive: true, force: true });
     },

@@ -1,0 +1,125 @@
+import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSEvent } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { acquireLease } from "../core/processing/lease";
+import { startEnrichmentWorkers } from "../core/runtime/enrichment-workers";
+import { stageHandler } from "../core/runtime/queue-handlers";
+import { backends } from "./support/databases";
+import { audioPost, seedAudio } from "./support/seeded-audio";
+import { startSqsEmulator } from "./support/sqs-emulator";
+import { startTestService, type TestService } from "./support/test-service";
+
+const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
+
+/** SQS dispatch end to end on loopback fauxqs: the Node host sends and consumes, the queue redrives after 3 receives. */
+describe.each(backends)("SQS dispatch on $name", (backend) => {
+  let sqs: Awaited<ReturnType<typeof startSqsEmulator>>;
+  let svc: TestService;
+  let workers: ReturnType<typeof startEnrichmentWorkers>;
+  const receives: number[] = [];
+  beforeAll(async () => {
+    sqs = await startSqsEmulator({ visibilityTimeout: 30 });
+    // Record the batch size every receive asks for.
+    const send = sqs.client.send.bind(sqs.client) as SQSClient["send"];
+    vi.spyOn(sqs.client, "send").mockImplementation(((command: unknown, ...rest: unknown[]) => {
+      if (command instanceof ReceiveMessageCommand) receives.push(command.input.MaxNumberOfMessages ?? 1);
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as SQSClient["send"]);
+    svc = await startTestService({
+      driver: "node",
+      sql: backend.open,
+      env: { SVC_PROCESSING_STUB: "true", PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl },
+      enrichment: { sqs: sqs.client },
+    });
+    // A failed attempt comes back at once here (the production backoff is seconds).
+    workers = startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1, retryVisibility: () => 0 });
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await svc?.close();
+    await sqs?.close();
+  });
+
+  const create = async (actor: string, processing: Record<string, boolean>) => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const res = await svc.post("/api/v1/posts", { actor, json: audioPost(blob, processing) });
+    expect(res.status).toBe(201);
+    return res.json.data.postId as string;
+  };
+  // Read through SQL: polling through the API would spend the tenant's read limit.
+  const processing = async (postId: string) =>
+    Object.fromEntries(
+      (await svc.deps.sql.query(`SELECT stage, status, reason FROM post_stages WHERE rkey = $1 ORDER BY array_position(ARRAY['denoise','trim','transcribe','waveform'], stage)`, [postId])).map((r) => [
+        r.stage,
+        { status: r.status, ...(r.reason ? { reason: r.reason } : {}) },
+      ]),
+    ) as Record<string, { status: string; reason?: string }>;
+  const rows = (text: string, postId: string) => svc.deps.sql.query(text, [postId]);
+
+  it("a create queues the job (its stages pending) and the consumer settles every stage, one message at a time", async () => {
+    const postId = await create("sq-1", allStages);
+    expect((await svc.get(`/api/v1/posts/${postId}`)).json.data.processing.transcribe.status).toMatch(/pending|ready/);
+    await expect.poll(async () => Object.values(await processing(postId)).map((s) => s.status), { timeout: 15_000 }).toEqual([
+      "ready",
+      "ready",
+      "ready",
+      "ready",
+    ]);
+    expect(receives.length).toBeGreaterThan(0);
+    expect(new Set(receives)).toEqual(new Set([1]));
+  });
+
+  it("a redelivered job creates no duplicate artifact and no duplicate event", async () => {
+    const postId = await create("sq-2", { transcribe: true, waveform: true });
+    const body = JSON.stringify({ appId: "alpha", postId });
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
+    await expect.poll(async () => (await processing(postId)).waveform.status, { timeout: 15_000 }).toBe("ready");
+    await expect.poll(async () => (await processing(postId)).transcribe.status, { timeout: 15_000 }).toBe("ready");
+    // Let the duplicates drain.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(Number((await rows(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, postId))[0]!.n)).toBe(1);
+    expect(Number((await rows(`SELECT count(*) AS n FROM webhook_events WHERE rkey = $1`, postId))[0]!.n)).toBe(0);
+    const generations = await rows(`SELECT stage, generation FROM post_stages WHERE rkey = $1 ORDER BY stage`, postId);
+    expect(generations.map((r) => Number(r.generation))).toEqual([1, 1]);
+  });
+
+  it("a job that cannot run is received 3 times, then dead-lettered, and the dead-letter consumer settles it failed (dead_letter)", async () => {
+    const postId = await create("sq-3", {});
+    // Another pass holds the lease for the whole test: every receive must retry.
+    await acquireLease(svc.deps.sql, "alpha", postId, new Date());
+    const patched = await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "sq-3", json: { processing: { waveform: true } } });
+    expect(patched.json.data.processing.waveform.status).toBe("pending");
+    await expect.poll(async () => (await processing(postId)).waveform, { timeout: 20_000, interval: 250 }).toMatchObject({ status: "failed", reason: "dead_letter" });
+  });
+});
+
+describe("the SQS stage function (Lambda, batch of 1)", () => {
+  it("a job to retry shortens the message's visibility and throws, so the event source returns it soon", async () => {
+    const sent: unknown[] = [];
+    const sqs = { send: async (command: unknown) => void sent.push(command) } as unknown as SQSClient;
+    const pass = { sql: {}, log: { error() {}, warn() {}, info() {}, debug() {} } } as never;
+    const handler = stageHandler(async () => ({ pass, sqs, queueUrl: "https://sqs.us-east-1.amazonaws.com/1/q" }));
+    const event = (body: string, receiveCount: string): SQSEvent => ({
+      Records: [
+        {
+          messageId: "m-1",
+          receiptHandle: "r-1",
+          body,
+          attributes: { ApproximateReceiveCount: receiveCount, SentTimestamp: "0", SenderId: "x", ApproximateFirstReceiveTimestamp: "0" },
+          messageAttributes: {},
+          md5OfBody: "",
+          eventSource: "aws:sqs",
+          eventSourceARN: "arn:aws:sqs:us-east-1:1:q",
+          awsRegion: "us-east-1",
+        },
+      ],
+    });
+    // The pass's SQL is unusable, so the attempt fails and must be retried.
+    await expect(handler(event(JSON.stringify({ appId: "alpha", postId: "3kabcdefghijk" }), "2"))).rejects.toThrow(/retried/);
+    expect(sent).toHaveLength(1);
+    expect((sent[0] as { input: Record<string, unknown> }).input).toMatchObject({ QueueUrl: "https://sqs.us-east-1.amazonaws.com/1/q", ReceiptHandle: "r-1", VisibilityTimeout: 20 });
+    // A body that is not a job can never succeed: it is dropped, not retried.
+    await expect(handler(event("not json", "1"))).resolves.toBeUndefined();
+  });
+});
