@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseProcessingConfig } from "../core/config/processing-config";
+import { createCloudTasksDispatcher } from "../core/dispatch/cloud-tasks-dispatcher";
+import { acquireLease, releaseLease } from "../core/processing/lease";
+import { startCloudTasksFake } from "./support/cloud-tasks-fake";
+import { backends } from "./support/databases";
+import { audioPost, seedAudio } from "./support/seeded-audio";
+import { startTestService, type TestService } from "./support/test-service";
+
+const systemToken = "test-system-token-0123456789abcdef0123";
+
+/** Google Cloud Tasks dispatch against a local fake of its REST API, which then calls the worker URL like Cloud Tasks. */
+describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
+  let fake: Awaited<ReturnType<typeof startCloudTasksFake>>;
+  let svc: TestService;
+  beforeAll(async () => {
+    fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token" });
+    svc = await startTestService({
+      driver: "node",
+      sql: backend.open,
+      env: {
+        SVC_PROCESSING_STUB: "true",
+        SVC_TASKS_PROJECT: "proj-1",
+        SVC_TASKS_LOCATION: "europe-west1",
+        SVC_TASKS_QUEUE: "processing",
+        SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token",
+        CLOUD_TASKS_BASE_URL: fake.url,
+      },
+      configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
+    });
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await svc?.close();
+  });
+
+  const stagesOf = async (postId: string) =>
+    Object.fromEntries((await svc.deps.sql.query(`SELECT stage, status FROM post_stages WHERE rkey = $1`, [postId])).map((r) => [r.stage, r.status]));
+
+  it("a create makes an HTTP task carrying the system token and the job; Cloud Tasks calls the worker URL and the stages settle", async () => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const created = await svc.post("/api/v1/posts", { actor: "ct-1", json: audioPost(blob, { transcribe: true, waveform: true }) });
+    expect(created.status).toBe(201);
+    const postId = created.json.data.postId;
+    await fake.settled();
+    const task = fake.tasks.at(-1)!;
+    expect(task.path).toBe("/v2/projects/proj-1/locations/europe-west1/queues/processing/tasks");
+    expect(task.authorization).toBe("Bearer ya29.test-access-token");
+    expect(task.httpRequest).toMatchObject({
+      httpMethod: "POST",
+      url: `${svc.baseUrl}/api/v1/system/process-audio`,
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${systemToken}` },
+    });
+    expect(JSON.parse(Buffer.from(task.httpRequest.body, "base64").toString())).toEqual({ appId: "alpha", postId });
+    expect(task.attempts).toEqual([200]);
+    expect(await stagesOf(postId)).toEqual({ transcribe: "ready", waveform: "ready" });
+  });
+
+  it("a worker call that meets a live lease answers 503 and Cloud Tasks retries it until it runs", async () => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const created = await svc.post("/api/v1/posts", { actor: "ct-2", json: audioPost(blob) });
+    const postId = created.json.data.postId;
+    const lease = await acquireLease(svc.deps.sql, "alpha", postId, new Date());
+    await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "ct-2", json: { processing: { waveform: true } } });
+    await expect.poll(() => fake.tasks.at(-1)!.attempts.length).toBeGreaterThanOrEqual(2);
+    await releaseLease(svc.deps.sql, "alpha", postId, (lease as { token: string }).token);
+    await fake.settled();
+    const attempts = fake.tasks.at(-1)!.attempts;
+    expect(attempts.slice(0, -1).every((s) => s === 503)).toBe(true);
+    expect(attempts.at(-1)).toBe(200);
+    expect(await stagesOf(postId)).toEqual({ waveform: "ready" });
+  });
+
+  describe("POST /api/v1/system/process-audio", () => {
+    const processAudio = (json: unknown, token: string | null = systemToken) =>
+      svc.post("/api/v1/system/process-audio", { token: null, json, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+    it("answers 200 { ran: false } when there is nothing to do", async () => {
+      const res = await processAudio({ appId: "alpha", postId: "3kabcdefghijk" });
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ success: true, data: { ran: false } });
+    });
+
+    it("a wrong or missing system token is 401", async () => {
+      expect((await processAudio({ appId: "alpha", postId: "3kabcdefghijk" }, "x".repeat(40))).status).toBe(401);
+      expect((await processAudio({ appId: "alpha", postId: "3kabcdefghijk" }, null)).status).toBe(401);
+    });
+
+    it.each([[{ appId: "alpha" }], [{ appId: "alpha", postId: "3kabcdefghijk", extra: 1 }], [{ appId: "al pha", postId: "3kabcdefghijk" }], ["nope"]])(
+      "a bad body is 400: %j",
+      async (body) => {
+        const res = await processAudio(body);
+        expect(res.status).toBe(400);
+        expect(res.json.error.code).toBe("VALIDATION_ERROR");
+      },
+    );
+
+    it("is absent from the public OpenAPI description", async () => {
+      const doc = (await svc.get("/openapi.json", { token: null })).body.toString();
+      expect(doc).not.toContain("/api/v1/system/process-audio");
+      expect(doc).toContain("/api/v1/posts/{postId}");
+    });
+  });
+});
+
+describe("the system route fails closed", () => {
+  it("answers 503 SERVICE_UNAVAILABLE when SYSTEM_AUTH_TOKEN is unset", async () => {
+    const svc = await startTestService({ driver: "lambda", sql: backends[0]!.open, env: { SYSTEM_AUTH_TOKEN: "" } });
+    try {
+      const res = await svc.post("/api/v1/system/process-audio", { token: null, json: { appId: "alpha", postId: "3kabcdefghijk" }, headers: { authorization: `Bearer ${systemToken}` } });
+      expect(res.status).toBe(503);
+      expect(res.json.error.code).toBe("SERVICE_UNAVAILABLE");
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe("task queue configuration", () => {
+  const errors = () => {
+    const lines: string[] = [];
+    return { lines, log: { error: (m: string) => void lines.push(m), warn: () => {} } };
+  };
+  it.each([
+    [{ SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q" }],
+    [{ SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio" }],
+    [{ SVC_TASKS_QUEUE: "q", SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio", SVC_TASKS_PROJECT: "p" }],
+  ])("a partial set is a misconfiguration, logged at error level, and task dispatch is off: %j", (env) => {
+    const { lines, log } = errors();
+    expect(parseProcessingConfig(env, log).tasks).toBeUndefined();
+    expect(lines.join()).toMatch(/SVC_TASKS_LOCATION, SVC_TASKS_QUEUE and SVC_TASKS_WORKER_URL/);
+  });
+
+  it("without a configured token or project, the metadata server's are used", async () => {
+    const fake = await startCloudTasksFake({ accessToken: "ya29.from-metadata", maxAttempts: 1 });
+    const previous = process.env.GCE_METADATA_HOST;
+    process.env.GCE_METADATA_HOST = fake.host;
+    try {
+      const dispatcher = createCloudTasksDispatcher(
+        { location: "l", queue: "q", workerUrl: "http://127.0.0.1:1/api/v1/system/process-audio", baseUrl: fake.url },
+        systemToken,
+      );
+      await dispatcher.dispatch({ appId: "alpha", postId: "3kabcdefghijk" });
+      expect(fake.tasks[0]!.path).toBe("/v2/projects/metadata-project/locations/l/queues/q/tasks");
+      expect(fake.tasks[0]!.authorization).toBe("Bearer ya29.from-metadata");
+    } finally {
+      if (previous === undefined) delete process.env.GCE_METADATA_HOST;
+      else process.env.GCE_METADATA_HOST = previous;
+      await fake.close();
+    }
+  });
+});
