@@ -74,8 +74,8 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
     const body = JSON.stringify({ appId: "alpha", postId });
     await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
     await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
-    await expect.poll(async () => (await processing(postId)).waveform.status, { timeout: 15_000 }).toBe("ready");
-    await expect.poll(async () => (await processing(postId)).transcribe.status, { timeout: 15_000 }).toBe("ready");
+    await expect.poll(async () => (await processing(postId)).waveform?.status, { timeout: 15_000 }).toBe("ready");
+    await expect.poll(async () => (await processing(postId)).transcribe?.status, { timeout: 15_000 }).toBe("ready");
     // Let the duplicates drain.
     await new Promise((r) => setTimeout(r, 1500));
     expect(Number((await rows(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, postId))[0]!.n)).toBe(1);
