@@ -12,6 +12,9 @@ export interface Logger {
   error(message: string, ...extra: LogExtra[]): void;
 }
 
+/** A logger whose every line carries `fields` (a request id, a component), without a Powertools child per call. */
+export const withFields = (root: Logger, fields: Record<string, unknown>): Logger => new FieldsLogger(root, fields);
+
 const levels: Record<LogLevel, "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT"> = {
   debug: "DEBUG",
   info: "INFO",
@@ -32,14 +35,11 @@ export const createLogger = (level: LogLevel): Logger =>
  * An invocation's logger: every line carries its request id. A plain wrapper rather than a Powertools child logger,
  * which reads process.env and copies its parent's configuration on every creation (see logger.bench.ts).
  */
-class InvocationLogger implements Logger {
-  private readonly keys: { requestId: string };
+class FieldsLogger implements Logger {
   constructor(
     private readonly root: Logger,
-    requestId: string,
-  ) {
-    this.keys = { requestId };
-  }
+    private readonly keys: Record<string, unknown>,
+  ) {}
   debug(message: string, ...extra: LogExtra[]) {
     this.root.debug(message, this.keys, ...extra);
   }
@@ -54,4 +54,4 @@ class InvocationLogger implements Logger {
   }
 }
 
-export const invocationLogger = (root: Logger, requestId: string): Logger => new InvocationLogger(root, requestId);
+export const invocationLogger = (root: Logger, requestId: string): Logger => new FieldsLogger(root, { requestId });
