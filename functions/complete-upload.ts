@@ -1,9 +1,28 @@
+import * as z from "zod";
+import { uploadIdParamsSchema } from "../core/audio/audio-route-schemas";
+import { blobRefSchema } from "../core/records/post-schema";
+import { defineRoute } from "../core/http/route";
 import { completeUpload } from "../core/audio/presigned-upload";
 import { implement } from "../core/http/route-call";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
+import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
 
-const impl = implement(routes.completeUpload, async (call) => {
+export const route = defineRoute({
+  file: "complete-upload",
+  method: "POST",
+  path: "/api/v1/audio/uploads/{uploadId}/complete",
+  summary: "Finish a direct-to-S3 upload: hash, sniff and store the object by content address",
+  auth: "actor",
+  rateLimit: "upload",
+  uses: ["sql", "blobs"],
+  status: 201,
+  params: uploadIdParamsSchema,
+  response: z.object({ blob: blobRefSchema }),
+  errors: ["VALIDATION_ERROR", "UNSUPPORTED_MEDIA_TYPE", "FILE_TOO_LARGE", "NOT_FOUND"],
+});
+
+const impl = implement(route, async (call) => {
   const { blob } = await completeUpload({
     store: call.deps.blobs,
     sql: call.sql,
@@ -16,4 +35,4 @@ const impl = implement(routes.completeUpload, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs });

@@ -1,9 +1,28 @@
+import * as z from "zod";
+import { JSON_BODY_LIMIT } from "../core/http/read-json-body";
+import { createPostBodySchema } from "../core/records/post-schema";
+import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
 import { createPost } from "../core/posts/create-post";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
+import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
 
-const route = routes.createPost;
+export const route = defineRoute({
+  file: "create-post",
+  method: "POST",
+  path: "/api/v1/posts",
+  summary: "Create a prompt, or a reply when `reply` is present",
+  auth: "actor",
+  rateLimit: "write",
+  uses: ["sql", "blobs", "enrichment"],
+  status: 201,
+  body: { kind: "json", schema: createPostBodySchema, maxBytes: JSON_BODY_LIMIT },
+  response: z.object({ postId: z.string() }),
+  idempotent: true,
+  errors: ["VALIDATION_ERROR", "NOT_A_PARTICIPANT", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"],
+});
 
 const impl = implement(route, async (call) => ({
   data: await createPost({
@@ -21,4 +40,4 @@ const impl = implement(route, async (call) => ({
 }));
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });

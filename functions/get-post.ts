@@ -1,13 +1,30 @@
+import { postIdParamsSchema } from "../core/posts/list-query";
+import { postViewSchema } from "../core/posts/post-view-schema";
+import { defineRoute } from "../core/http/route";
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
 import { findPost } from "../core/posts/post-store";
 import { toPostView } from "../core/posts/post-view";
 import { projectionOf } from "../core/posts/projection";
 import { isTid } from "../core/records/tid";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 
-const impl = implement(routes.getPost, async (call) => {
+export const route = defineRoute({
+  file: "get-post",
+  method: "GET",
+  path: "/api/v1/posts/{postId}",
+  summary: "One post, projected for the viewer (viewer-less without an acting actor)",
+  auth: "viewer",
+  rateLimit: "read",
+  uses: ["sql"],
+  status: 200,
+  params: postIdParamsSchema,
+  response: postViewSchema,
+  errors: ["NOT_FOUND"],
+});
+
+const impl = implement(route, async (call) => {
   const { postId } = call.params;
   const row = isTid(postId) ? await findPost(call.sql, call.tenant.appId, postId) : null;
   if (!row) throw new DomainError("NOT_FOUND", "post not found");
@@ -15,4 +32,4 @@ const impl = implement(routes.getPost, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql });

@@ -1,10 +1,25 @@
+import { healthSchema } from "../core/health/health-schema";
 import { probeWithin } from "../core/health/probe-within";
+import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
+import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
+
+export const route = defineRoute({
+  file: "health",
+  method: "GET",
+  path: "/health",
+  summary: "Process and store health; judge readiness by backend, records and blobs",
+  auth: "public",
+  rateLimit: null,
+  uses: ["sql", "blobs"],
+  status: 200,
+  response: healthSchema,
+});
 
 /** Never a 500, and never slow: a store that cannot be reached, or does not answer within 1.5 s, reports `unavailable`. */
-const impl = implement(routes.health, async (call) => {
+const impl = implement(route, async (call) => {
   const { config, blobs } = call.deps;
   const [records, blobState] = await Promise.all([
     probeWithin(
@@ -20,4 +35,4 @@ const impl = implement(routes.health, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs });

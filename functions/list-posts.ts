@@ -1,14 +1,31 @@
+import { listPostsQuerySchema } from "../core/posts/list-query";
+import { pageSchema, postViewSchema } from "../core/posts/post-view-schema";
+import { defineRoute } from "../core/http/route";
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
 import { DEFAULT_LIMIT } from "../core/posts/list-query";
 import { listPosts, type PostList } from "../core/posts/post-store";
 import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
+
+export const route = defineRoute({
+  file: "list-posts",
+  method: "GET",
+  path: "/api/v1/posts",
+  summary: "The viewer's own posts, or with `rootAuthor` the replies in threads that author started",
+  auth: "viewer",
+  rateLimit: "read",
+  uses: ["sql"],
+  status: 200,
+  query: listPostsQuerySchema,
+  response: pageSchema(postViewSchema),
+  errors: ["VALIDATION_ERROR", "ACTING_ACTOR_REQUIRED"],
+});
 
 /** Without `rootAuthor`: the viewer's own posts (needs the acting actor). With it: replies in that author's threads. */
-const impl = implement(routes.listPosts, async (call) => {
+const impl = implement(route, async (call) => {
   const { kind, rootAuthor, cursor, limit = DEFAULT_LIMIT } = call.query;
   const { actor } = call;
   let list: PostList;
@@ -20,4 +37,4 @@ const impl = implement(routes.listPosts, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql });

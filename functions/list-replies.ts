@@ -1,3 +1,6 @@
+import { listRepliesQuerySchema, postIdParamsSchema } from "../core/posts/list-query";
+import { pageSchema, postViewSchema } from "../core/posts/post-view-schema";
+import { defineRoute } from "../core/http/route";
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
 import { DEFAULT_LIMIT } from "../core/posts/list-query";
@@ -6,11 +9,26 @@ import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
 import { postUri } from "../core/records/at-uri";
 import { isTid } from "../core/records/tid";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
+
+export const route = defineRoute({
+  file: "list-replies",
+  method: "GET",
+  path: "/api/v1/posts/{postId}/replies",
+  summary: "The direct replies of a post, oldest first",
+  auth: "viewer",
+  rateLimit: "read",
+  uses: ["sql"],
+  status: 200,
+  params: postIdParamsSchema,
+  query: listRepliesQuerySchema,
+  response: pageSchema(postViewSchema),
+  errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+});
 
 /** The thread under one post: its direct replies, oldest first. */
-const impl = implement(routes.listReplies, async (call) => {
+const impl = implement(route, async (call) => {
   const { postId } = call.params;
   const { cursor, limit = DEFAULT_LIMIT } = call.query;
   if (!isTid(postId)) throw new DomainError("NOT_FOUND", "post not found");
@@ -22,4 +40,4 @@ const impl = implement(routes.listReplies, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql });

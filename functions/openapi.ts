@@ -1,15 +1,33 @@
+import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
-import { openApiDocument } from "../core/openapi/openapi-document";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import description from "./openapi.json";
 
-const impl = implement(routes.openapi, async (call) => ({
-  raw: {
-    status: 200,
-    headers: { "Content-Type": "application/json; charset=utf-8" },
-    body: JSON.stringify(openApiDocument(call.deps.config.publicBaseUrl)),
-  },
+export const route = defineRoute({
+  file: "openapi",
+  method: "GET",
+  path: "/openapi.json",
+  summary: "This OpenAPI 3.1 description",
+  auth: "public",
+  rateLimit: null,
+  uses: [],
+  status: 200,
+  produces: "application/json",
+});
+
+/** The description generated from the route table (`npm run openapi`), with this deployment as its server. */
+let served: { baseUrl: string; body: string } | undefined;
+const body = (baseUrl: string) => {
+  if (served?.baseUrl !== baseUrl) {
+    const { openapi, info, ...rest } = description;
+    served = { baseUrl, body: JSON.stringify({ openapi, info, servers: [{ url: baseUrl }], ...rest }) };
+  }
+  return served.body;
+};
+
+const impl = implement(route, async (call) => ({
+  raw: { status: 200, headers: { "Content-Type": "application/json; charset=utf-8" }, body: body(call.deps.config.publicBaseUrl) },
 }));
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, {});

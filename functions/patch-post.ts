@@ -6,14 +6,37 @@ import { findPost } from "../core/posts/post-store";
 import { toPostView } from "../core/posts/post-view";
 import { projectionOf } from "../core/posts/projection";
 import { isTid } from "../core/records/tid";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { JSON_BODY_LIMIT } from "../core/http/read-json-body";
+import { defineRoute } from "../core/http/route";
+import { postIdParamsSchema } from "../core/posts/list-query";
+import { postViewSchema } from "../core/posts/post-view-schema";
+import { patchPostBodySchema } from "../core/records/post-schema";
+import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
+import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
+
+export const route = defineRoute({
+  file: "patch-post",
+  method: "PATCH",
+  path: "/api/v1/posts/{postId}",
+  summary: "Request enrichment stages of the author's post (at least one stage true); answers 202 with the post view",
+  auth: "actor",
+  rateLimit: "write",
+  uses: ["sql", "blobs", "enrichment"],
+  status: 202,
+  params: postIdParamsSchema,
+  body: { kind: "json", schema: patchPostBodySchema, maxBytes: JSON_BODY_LIMIT },
+  response: postViewSchema,
+  idempotent: true,
+  errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED", "SERVICE_UNAVAILABLE"],
+});
 
 /**
  * Only the author may request stages of a post with audio (CONTRACT.md section 4). The stages are decided and
  * written at once, `skipped` ones with their events; a pending stage is dispatched (inline: run) before answering.
  */
-const impl = implement(routes.patchPost, async (call) => {
+const impl = implement(route, async (call) => {
   const { postId } = call.params;
   const appId = call.tenant.appId;
   const { enrichment } = call.deps;
@@ -44,4 +67,4 @@ const impl = implement(routes.patchPost, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });

@@ -1,6 +1,20 @@
+import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
-import { routes } from "../core/routes";
-import { lambda } from "../core/runtime/lambda";
+import { lambda } from "../core/runtime/lambda/lambda-root";
+import { route as openapi } from "./openapi";
+import { route as referenceScript } from "./reference-script";
+
+export const route = defineRoute({
+  file: "reference",
+  method: "GET",
+  path: "/api/reference",
+  summary: "Per-endpoint reference generated from the OpenAPI description",
+  auth: "public",
+  rateLimit: null,
+  uses: [],
+  status: 200,
+  produces: "text/html",
+});
 
 /** The reference page: Scalar, loaded from this service rather than a CDN so it works offline. */
 const page = `<!doctype html>
@@ -12,11 +26,11 @@ const page = `<!doctype html>
   </head>
   <body>
     <div id="app"></div>
-    <script src="${routes.referenceScript.path}"></script>
+    <script src="${referenceScript.path}"></script>
     <script>
       // Offline and self-contained: no web fonts, no hosted AI agent, MCP generator, telemetry or developer toolbar.
       Scalar.createApiReference("#app", {
-        url: "${routes.openapi.path}",
+        url: "${openapi.path}",
         withDefaultFonts: false,
         hideClientButton: true,
         agent: { disabled: true },
@@ -30,9 +44,9 @@ const page = `<!doctype html>
 </html>
 `;
 
-const impl = implement(routes.reference, async () => ({
+const impl = implement(route, async () => ({
   raw: { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" }, body: page },
 }));
 
 export default impl;
-export const handler = lambda(impl);
+export const handler = lambda(impl, {});

@@ -1,5 +1,5 @@
 import { Api, type StackContext } from "sst/constructs";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 
 /**
  * One Lambda per route of the route table behind an HTTP API. The data stores (Aurora with the Data API, the blob

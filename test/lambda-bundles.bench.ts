@@ -4,7 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, bench, describe } from "vitest";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 
 /**
  * What a cold start pays per function: the bundle's size (printed) and the time to load and initialise its module

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 
 const root = path.resolve(import.meta.dirname, "..");
 

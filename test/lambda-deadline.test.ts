@@ -1,7 +1,7 @@
 import { DatabaseResumingException, type RDSDataClient } from "@aws-sdk/client-rds-data";
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routes } from "../core/routes";
+import { routes } from "../functions/routes";
 import { lambdaHandler } from "../core/runtime/lambda-handler";
 import { loadRouteImpls } from "../core/runtime/load-routes";
 import { openRdsData } from "../core/sql/rds-data";

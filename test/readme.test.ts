@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { configVariables } from "../core/config/variables";
 import { errorStatus } from "../core/http/errors";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 
 const readme = readFileSync(path.resolve(import.meta.dirname, "../README.md"), "utf8");
 

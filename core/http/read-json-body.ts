@@ -1,6 +1,9 @@
 import { DomainError, validationError } from "../domain-error";
 import type { HttpRequest } from "./types";
 
+/** JSON write bodies are capped at 256 KiB (413 beyond). */
+export const JSON_BODY_LIMIT = 262_144;
+
 /** Reads a JSON body, stopping as soon as it passes `maxBytes` (413) so an oversized body is never buffered whole. */
 export const readJsonBody = async (req: HttpRequest, maxBytes: number): Promise<unknown> => {
   const type = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { routes } from "../routes";
+import { routes } from "../../functions/routes";
 import type { ProvenTenant } from "../tenancy/tenant";
 import { defineRoute } from "./route";
 import type { RouteCall } from "./route-call";
@@ -21,7 +21,14 @@ describe("the caller is typed by the route's auth policy", () => {
   it("anonymous, public and system routes see no tenant and no actor", () => {
     expectTypeOf<RouteCall<typeof routes.getAudio>["tenant"]>().toEqualTypeOf<undefined>();
     expectTypeOf<RouteCall<typeof routes.health>["actor"]>().toEqualTypeOf<undefined>();
-    const system = defineRoute({ file: "x", method: "POST", path: "/x", summary: "", auth: "system", rateLimit: null, status: 200 });
+    const system = defineRoute({ file: "x", method: "POST", path: "/x", summary: "", auth: "system", rateLimit: null, uses: [], status: 200 });
     expectTypeOf<RouteCall<typeof system>["tenant"]>().toEqualTypeOf<undefined>();
+  });
+
+  it("a handler sees only the ports its route declares in uses", () => {
+    expectTypeOf<RouteCall<typeof routes.getPost>["deps"]>().toHaveProperty("sql");
+    expectTypeOf<RouteCall<typeof routes.getPost>["deps"]>().not.toHaveProperty("blobs");
+    expectTypeOf<RouteCall<typeof routes.uploadAudio>["deps"]>().toHaveProperty("blobs");
+    expectTypeOf<RouteCall<typeof routes.openapi>["deps"]>().not.toHaveProperty("sql");
   });
 });

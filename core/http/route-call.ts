@@ -1,4 +1,4 @@
-import type { Deps } from "../deps";
+import type { Deps, DepsFor } from "../deps";
 import type { IdempotencyClaim } from "../idempotency/claim";
 import type { Logger } from "../observability/logger";
 import type { Sql } from "../sql/port";
@@ -33,7 +33,8 @@ type Caller<R extends RouteDef> = RouteDef extends R ? UnprovenCaller : CallerOf
 export type RouteCall<R extends RouteDef = RouteDef> = Caller<R> & {
   route: R;
   req: HttpRequest;
-  deps: Deps;
+  /** The ports the route declared in `uses` (all of them in the middleware chain's view). */
+  deps: RouteDef extends R ? Deps : DepsFor<R["uses"][number]>;
   requestId: string;
   log: Logger;
   /** The request's SQL, counted for the request log line. */

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { PortName } from "../deps";
 import type { ErrorCode } from "../domain-error";
 
 /**
@@ -16,7 +17,7 @@ export type RateLimitClass = "write" | "read" | "upload";
 export type HttpMethod = "GET" | "POST" | "PATCH";
 
 export interface RouteDef {
-  /** Also the function file name: `functions/<file>.ts` exports `default` (the implementation) and `handler` (the Lambda). */
+  /** Also the function file name: `functions/<file>.ts` exports `route`, `default` (the implementation) and `handler` (the Lambda). */
   file: string;
   method: HttpMethod;
   /** Path template with `{param}` segments, as API Gateway writes them. */
@@ -24,6 +25,11 @@ export interface RouteDef {
   summary: string;
   auth: AuthPolicy;
   rateLimit: RateLimitClass | null;
+  /**
+   * The ports the route's behaviour and policy use (`core/deps.ts`): a rate limit or an idempotency key needs `sql`.
+   * Composition roots build only these, and the stacks grant the function only their permissions.
+   */
+  uses: readonly PortName[];
   /** Success status. */
   status: number;
   /** How the request body is read. */

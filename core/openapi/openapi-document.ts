@@ -2,7 +2,6 @@ import * as z from "zod";
 import type { ErrorCode } from "../domain-error";
 import { errorStatus } from "../http/errors";
 import type { RouteDef } from "../http/route";
-import { routeList } from "../routes";
 
 type Json = Record<string, unknown>;
 
@@ -100,13 +99,14 @@ const operation = (route: RouteDef): Json => {
   return op;
 };
 
-let cached: { baseUrl: string; document: Json } | undefined;
-
-/** The OpenAPI 3.1 description, generated from the route table's schemas (system routes excluded). */
-export const openApiDocument = (baseUrl: string): Json => {
-  if (cached?.baseUrl === baseUrl) return cached.document;
+/**
+ * The OpenAPI 3.1 description of `routes` (system routes excluded), without `servers`: it is generated into
+ * `functions/openapi.json` (`npm run openapi`) so the openapi function carries no route's code, and the serving
+ * deployment adds its own base URL.
+ */
+export const openApiDocument = (routes: readonly RouteDef[]): Json => {
   const paths: Record<string, Json> = {};
-  for (const route of routeList as readonly RouteDef[]) {
+  for (const route of routes) {
     if (route.internal) continue;
     const op = operation(route);
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: op };
@@ -120,7 +120,6 @@ export const openApiDocument = (baseUrl: string): Json => {
       description:
         "Headless multi-tenant store of audio posts (`dev.svc.*` lexicons). Tenant backends call it with a service token and assert the acting user per request. Every JSON response is an envelope; failures carry `error.code` from the closed set in the Error schema.",
     },
-    servers: [{ url: baseUrl }],
     paths,
     components: {
       securitySchemes: {
@@ -130,6 +129,5 @@ export const openApiDocument = (baseUrl: string): Json => {
       schemas: { Error: errorEnvelope },
     },
   };
-  cached = { baseUrl, document };
   return document;
 };

@@ -1,12 +1,8 @@
 import type { RouteImpl } from "../http/route-call";
-import { routeList } from "../routes";
 
-/** Imports every route's implementation from `functions/<file>.ts`, as the table names them. */
-export const loadRouteImpls = async (): Promise<RouteImpl[]> =>
-  Promise.all(
-    routeList.map(async (route) => {
-      const mod = (await import(`../../functions/${route.file}.ts`)) as { default?: RouteImpl };
-      if (mod.default?.route !== route) throw new Error(`functions/${route.file}.ts must export default the implementation of its route`);
-      return mod.default;
-    }),
-  );
+/**
+ * Every route's implementation, from the route table in `functions/routes.ts`. Loaded dynamically: only the
+ * hosts that serve every route (the Node host, the tests) read the table, and `core/` never imports `functions/`
+ * statically.
+ */
+export const loadRouteImpls = async (): Promise<RouteImpl[]> => Object.values((await import("../../functions/routes")).routeImpls);

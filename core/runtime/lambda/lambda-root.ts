@@ -1,0 +1,36 @@
+import { parseConfig } from "../../config/parse-config";
+import type { Deps, PortName } from "../../deps";
+import type { RouteDef } from "../../http/route";
+import type { RouteImpl } from "../../http/route-call";
+import { createLogger } from "../../observability/logger";
+import { createCustody } from "../../tenancy/custody";
+import { lambdaHandler, type ApiGatewayHandler } from "../lambda-handler";
+import type { PortLoaders } from "./port-loader";
+
+/**
+ * The Lambda composition root: configuration, logger and custody, plus exactly the ports given loaders for, built in
+ * the order given. Built on the first call and reused by the warm container; a failed build (a cold Aurora, a bad
+ * variable) is retried by the next call rather than cached. Job functions (queue, sweep) use it directly:
+ * `const deps = lambdaDeps({ sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment })`.
+ */
+export const lambdaDeps = <U extends PortName>(loaders: PortLoaders<U>): (() => Promise<Deps>) => {
+  let deps: Promise<Deps> | undefined;
+  const build = async (): Promise<Deps> => {
+    const config = parseConfig(process.env, createLogger("info"));
+    const logger = createLogger(config.logLevel);
+    const built: Record<string, unknown> = { logger, now: () => new Date() };
+    for (const [name, load] of Object.entries(loaders) as [string, (c: typeof config, b: typeof built) => Promise<unknown>][]) {
+      built[name] = await load(config, built);
+    }
+    // Ports without a loader are absent: a handler's types (by its route's uses) already forbid reaching for them.
+    return { ...built, config, custody: createCustody({ pdsHost: config.pdsHost, log: logger }) } as unknown as Deps;
+  };
+  return () => (deps ??= build().catch((error) => ((deps = undefined), Promise.reject(error))));
+};
+
+/** One route's Lambda: a loader for each port in its `uses` (`{ sql: rdsDataSql, blobs: s3Blobs }`), checked by the compiler. */
+export const lambda = <R extends RouteDef>(impl: RouteImpl<R>, loaders: PortLoaders<R["uses"][number]>): ApiGatewayHandler => {
+  const missing = impl.route.uses.filter((name) => !(name in loaders));
+  if (missing.length) throw new Error(`${impl.route.file}: no Lambda loader for the ports ${missing.join(", ")} its route uses`);
+  return lambdaHandler(impl, lambdaDeps(loaders));
+};
