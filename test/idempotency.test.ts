@@ -26,6 +26,26 @@ describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name",
     expect(await ownPosts("i-1")).toHaveLength(1);
   });
 
+  it("a replay of a stored result is answered before the write limiter and costs no write", async () => {
+    const first = await create("i-limit", "key-limit", { text: "kept" });
+    expect(first.status).toBe(201);
+    for (let i = 0; i < 9; i++) expect((await svc.post("/api/v1/posts", { actor: "i-limit", json: { text: `burst ${i}` } })).status).toBe(201);
+    const limited = await svc.post("/api/v1/posts", { actor: "i-limit", json: { text: "one too many" } });
+    expect(limited.status).toBe(429);
+
+    const retry = await create("i-limit", "key-limit", { text: "kept" });
+    expect(retry.status).toBe(201);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.headers["retry-after"]).toBeUndefined();
+    expect(retry.body.toString()).toBe(first.body.toString());
+    expect(await ownPosts("i-limit")).toHaveLength(10);
+
+    // A new key is still a write, and still refused; its claim is released, so the same key works once allowed.
+    const fresh = await create("i-limit", "key-limit-2", { text: "new" });
+    expect(fresh.status).toBe(429);
+    expect((await create("i-limit", "key-limit-2", { text: "another body" })).status).toBe(429);
+  });
+
   it("the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED", async () => {
     await create("i-2", "key-2", { text: "first" });
     const res = await create("i-2", "key-2", { text: "second" });

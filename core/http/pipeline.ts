@@ -20,7 +20,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * One route's request handling, the same on every runtime: the invocation pipeline (correlation id, counted SQL,
  * error classification, one log line) around a Middy chain of policy middlewares (in this order: authenticate,
- * prove custody, rate limit, parse input, idempotency) around the route's implementation, answered in the envelope.
+ * prove custody, parse input, idempotency, rate limit) around the route's implementation, answered in the envelope.
  */
 export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
   const chain = middy<RouteCall, Outcome, Error, Context>(async (call: RouteCall): Promise<Outcome> => {
@@ -30,9 +30,11 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
   })
     .use(authenticate())
     .use(proveCustody())
-    .use(rateLimit())
     .use(parseInput())
-    .use(idempotency());
+    // Before the limiter: a replay of a stored answer costs no write, so a correct retry after a burst gets its
+    // answer rather than a 429. A fresh claim that the limiter then refuses is released by idempotency's onError.
+    .use(idempotency())
+    .use(rateLimit());
 
   return (req: HttpRequest, context?: Context): Promise<HttpResponse> => {
     const sent = req.headers["x-request-id"];
