@@ -1,0 +1,46 @@
+/**
+ * The `elevenlabs` denoiser: `POST /v1/audio-isolation` with `xi-api-key` and multipart `audio`; the answer is mp3.
+ * It is re-encoded into the upload's family right here, by ffmpeg in the worker (FFMPEG_PATH or
+ * `@ffmpeg-installer`), because this provider is available with only its key, with or without a rendition service.
+ */
+import type { BlobStore } from "../../blobs/blob-store";
+import { encodeInFamily } from "../../rendition/encode-in-family";
+import { FfmpegError } from "../../rendition/run-ffmpeg";
+import { blobBytes } from "../blob-bytes";
+import { type Denoiser, ProviderError } from "../provider-port";
+import { providerFetch, readBody } from "../provider-http";
+
+export interface ElevenLabsDenoiserOptions {
+  baseUrl: string;
+  apiKey: string;
+  blobs: BlobStore;
+  /** resolveFfmpegPath() */
+  ffmpeg: string;
+  fetch?: typeof fetch;
+}
+
+export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): Denoiser {
+  return {
+    name: "elevenlabs",
+    async denoise(audio, call) {
+      const form = new FormData();
+      form.append("audio", new Blob([new Uint8Array(await blobBytes(options.blobs, audio))], { type: audio.mimeType }), `${audio.cid}`);
+      const response = await providerFetch(
+        "elevenlabs audio-isolation",
+        `${options.baseUrl}/v1/audio-isolation`,
+        { method: "POST", headers: { "xi-api-key": options.apiKey }, body: form },
+        call,
+        options.fetch,
+      );
+      const isolated = await readBody("elevenlabs audio-isolation", response);
+      if (isolated.length === 0) throw new ProviderError("fail", "elevenlabs audio-isolation: empty answer");
+      try {
+        const variant = await encodeInFamily({ store: options.blobs, ffmpeg: options.ffmpeg, signal: call.signal }, isolated, "mp3", audio.appId, audio.mimeType);
+        return { appId: audio.appId, mimeType: audio.mimeType, ...variant };
+      } catch (error) {
+        if (error instanceof FfmpegError) throw new ProviderError("fail", "elevenlabs audio-isolation: the answer is not audio ffmpeg can decode");
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/** The ElevenLabs adapters against a local fake speaking the documented protocol. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acceptedAudioTypes, type AcceptedMimeType } from "../../audio/accepted-types";
+import { rawCid } from "../../audio/raw-cid";
+import { sniffAudioFamily } from "../../audio/sniff-audio";
+import { blobKey } from "../../blobs/blob-key";
+import type { FsBlobStore } from "../../blobs/blob-store";
+import { createFsBlobStore } from "../../blobs/fs-blob-store";
+import { resolveFfmpegPath } from "../../rendition/ffmpeg-path";
+import { type FakeElevenLabs, startFakeElevenLabs } from "../../../test/support/fake-elevenlabs";
+import { makeClip } from "../../../test/support/rendition-fixtures";
+import { type AudioRef, ProviderError } from "../provider-port";
+import { createElevenLabsDenoiser } from "./elevenlabs-denoiser";
+import { createElevenLabsTranscriber } from "./elevenlabs-transcriber";
+
+let fake: FakeElevenLabs;
+let dir: string;
+let store: FsBlobStore;
+let isolatedMp3: Buffer;
+
+beforeAll(async () => {
+  isolatedMp3 = await makeClip("audio/mpeg", { lead: 0.2, tone: 1, tail: 0.2 });
+  fake = await startFakeElevenLabs({ isolated: isolatedMp3 });
+  dir = await mkdtemp(join(tmpdir(), "elevenlabs-test-"));
+  store = createFsBlobStore(dir);
+});
+afterAll(async () => {
+  await fake?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const put = async (mimeType: AcceptedMimeType): Promise<AudioRef> => {
+  const bytes = await makeClip(mimeType, { lead: 0.2, tone: 0.5, tail: 0.2 });
+  const cid = rawCid(bytes);
+  await store.writeAtomic(blobKey("demo", cid), Readable.from([bytes]));
+  return { appId: "demo", cid, mimeType, size: bytes.length, durationMs: 900 };
+};
+const call = (ms = 5000) => ({ signal: new AbortController().signal, deadline: Date.now() + ms });
+const transcriber = (model?: string) => createElevenLabsTranscriber({ baseUrl: fake.url, apiKey: fake.apiKey, blobs: store, ...(model && { model }) });
+const denoiser = () => createElevenLabsDenoiser({ baseUrl: fake.url, apiKey: fake.apiKey, blobs: store, ffmpeg: resolveFfmpegPath() });
+
+const providerError = async (promise: Promise<unknown>): Promise<ProviderError> => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProviderError);
+  // The API key never appears in an error.
+  expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).not.toContain(fake.apiKey);
+  return error as ProviderError;
+};
+
+describe("elevenlabs speech to text", () => {
+  it("posts multipart file and model_id (default scribe_v2) with xi-api-key; words become text, lang and segments", async () => {
+    const audio = await put("audio/webm");
+    const transcript = await transcriber().transcribe(audio, call());
+    const request = fake.seen.at(-1)!;
+    expect(request).toMatchObject({ path: "/v1/speech-to-text", apiKey: fake.apiKey, fields: { model_id: "scribe_v2" } });
+    expect(request.files.file).toEqual({ size: audio.size, mimeType: "audio/webm" });
+    expect(transcript).toEqual({
+      text: "Hello there. This is a test",
+      lang: "eng",
+      model: "scribe_v2",
+      segments: [
+        { startMs: 100, endMs: 1000, text: "Hello there." },
+        { startMs: 1500, endMs: 2400, text: "This is a test" },
+      ],
+    });
+  });
+
+  it("sends the pinned model (ELEVENLABS_STT_MODEL or a pin)", async () => {
+    const transcript = await transcriber("scribe_v1").transcribe(await put("audio/wav"), call());
+    expect(fake.seen.at(-1)!.fields.model_id).toBe("scribe_v1");
+    expect(transcript.model).toBe("scribe_v1");
+  });
+
+  it("a 4xx a retry cannot fix fails; a wrong key fails without showing the key", async () => {
+    fake.queue.push({ status: 422, json: { detail: "bad" } });
+    expect((await providerError(transcriber().transcribe(await put("audio/wav"), call()))).disposition).toBe("fail");
+    const wrongKey = createElevenLabsTranscriber({ baseUrl: fake.url, apiKey: "sk-wrong-key-0000", blobs: store });
+    const error = await providerError(wrongKey.transcribe(await put("audio/wav"), call()));
+    expect(error.disposition).toBe("fail");
+    expect(error.message).not.toContain("sk-wrong-key-0000");
+  });
+
+  it("a 429 is retried, and the retry succeeds", async () => {
+    const audio = await put("audio/ogg");
+    fake.queue.push({ status: 429, json: { detail: { status: "too_many_concurrent_requests" } } });
+    expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("retry");
+    expect((await transcriber().transcribe(audio, call())).text).toBe("Hello there. This is a test");
+  });
+
+  it("a timeout and a 5xx are retried", async () => {
+    const audio = await put("audio/wav");
+    fake.queue.push({ status: 200, json: {}, delayMs: 1000 });
+    expect(await providerError(transcriber().transcribe(audio, call(200)))).toMatchObject({ disposition: "retry", reason: "timeout" });
+    fake.queue.push({ status: 503, json: { detail: "overloaded" } });
+    expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("retry");
+  });
+
+  it("a malformed answer fails, and a redirect is not followed", async () => {
+    const audio = await put("audio/wav");
+    for (const json of ["not json", { words: [] }, { text: 3 }]) {
+      fake.queue.push({ status: 200, json });
+      expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("fail");
+    }
+    const before = fake.seen.length;
+    fake.queue.push({ status: 302, headers: { Location: `${fake.url}/v1/speech-to-text` } });
+    expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("fail");
+    expect(fake.seen.length).toBe(before + 1);
+  });
+});
+
+describe("elevenlabs audio isolation", () => {
+  it.each<AcceptedMimeType>(["audio/wav", "audio/m4a", "audio/mpeg"])(
+    "posts multipart audio and stores the isolated audio re-encoded in the upload's family (%s)",
+    async (mimeType) => {
+      const audio = await put(mimeType);
+      const variant = await denoiser().denoise(audio, call());
+      expect(fake.seen.at(-1)).toMatchObject({ path: "/v1/audio-isolation", apiKey: fake.apiKey });
+      expect(fake.seen.at(-1)!.files.audio).toEqual({ size: audio.size, mimeType });
+      expect(variant).toMatchObject({ appId: "demo", mimeType });
+      const found = await store.read(blobKey("demo", variant.cid));
+      const chunks: Buffer[] = [];
+      for await (const c of found!.stream) chunks.push(c as Buffer);
+      const bytes = Buffer.concat(chunks);
+      expect(rawCid(bytes)).toBe(variant.cid);
+      expect(variant.size).toBe(bytes.length);
+      expect(await sniffAudioFamily(bytes)).toBe(acceptedAudioTypes[mimeType]);
+      expect(Math.abs(variant.durationMs! - 1400)).toBeLessThanOrEqual(100);
+      if (mimeType === "audio/mpeg") expect(bytes.equals(isolatedMp3)).toBe(true);
+    },
+  );
+
+  it("a 4xx fails; a 429 then a retry succeeds; a timeout is retried", async () => {
+    const audio = await put("audio/wav");
+    fake.queue.push({ status: 400, json: { detail: "bad audio" } });
+    expect((await providerError(denoiser().denoise(audio, call()))).disposition).toBe("fail");
+    fake.queue.push({ status: 429, json: { detail: "slow down" } });
+    expect((await providerError(denoiser().denoise(audio, call()))).disposition).toBe("retry");
+    expect((await denoiser().denoise(audio, call())).mimeType).toBe("audio/wav");
+    fake.queue.push({ status: 200, bytes: isolatedMp3, delayMs: 1000 });
+    expect(await providerError(denoiser().denoise(audio, call(200)))).toMatchObject({ disposition: "retry", reason: "timeout" });
+  });
+
+  it("a malformed answer (bytes that are not audio, or none) fails", async () => {
+    const audio = await put("audio/wav");
+    fake.queue.push({ status: 200, bytes: Buffer.from("<html>not audio</html>") });
+    expect((await providerError(denoiser().denoise(audio, call()))).disposition).toBe("fail");
+    fake.queue.push({ status: 200, bytes: Buffer.alloc(0) });
+    expect((await providerError(denoiser().denoise(audio, call()))).disposition).toBe("fail");
+  });
+});
