@@ -1,0 +1,99 @@
+/** The Amazon Transcribe adapter against a local fake speaking Transcribe's JSON protocol. */
+import { TranscribeClient } from "@aws-sdk/client-transcribe";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { rawCid } from "../../audio/raw-cid";
+import { type FakeTranscribe, startFakeTranscribe } from "../../../test/support/fake-transcribe";
+import { type AudioRef, ProviderError } from "../provider-port";
+import { createTranscribeTranscriber, transcriptionJobName } from "./transcribe-transcriber";
+
+let fake: FakeTranscribe;
+let client: TranscribeClient;
+
+beforeAll(async () => {
+  fake = await startFakeTranscribe();
+  client = new TranscribeClient({ region: "us-east-1", endpoint: fake.url, credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "secret" }, maxAttempts: 1 });
+});
+afterAll(async () => {
+  client?.destroy();
+  await fake?.close();
+});
+beforeEach(() => {
+  fake.inProgressGets = 1;
+});
+
+let n = 0;
+const audio = (): AudioRef => ({ appId: "demo", cid: rawCid(Buffer.from(`clip ${n++}`)), mimeType: "audio/m4a", size: 100, durationMs: 2500 });
+const call = (ms = 5000) => ({ signal: new AbortController().signal, deadline: Date.now() + ms });
+const transcriber = (model?: string) => createTranscribeTranscriber({ client, bucket: "svc-blobs", pollMs: 20, ...(model && { model }) });
+
+const providerError = async (promise: Promise<unknown>): Promise<ProviderError> => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
+};
+
+describe("aws-transcribe", () => {
+  it("starts a job on the blob's s3:// URI, polls it to COMPLETED and turns string times and untimed punctuation into segments", async () => {
+    const clip = audio();
+    const transcript = await transcriber().transcribe(clip, call());
+    const job = fake.jobs.get(transcriptionJobName(clip, undefined))!;
+    expect(job.request).toMatchObject({ Media: { MediaFileUri: `s3://svc-blobs/blobs/demo/${clip.cid}` }, MediaFormat: "m4a", IdentifyLanguage: true });
+    expect(job.gets).toBe(2);
+    expect(transcript).toEqual({
+      text: "Hello there. This is a test",
+      lang: "en-US",
+      segments: [
+        { startMs: 100, endMs: 1000, text: "Hello there." },
+        { startMs: 1500, endMs: 2400, text: "This is a test" },
+      ],
+    });
+  });
+
+  it("SVC_PLATFORM_STT_MODEL as a language code sets LanguageCode", async () => {
+    const clip = audio();
+    const transcript = await transcriber("en-GB").transcribe(clip, call());
+    expect(fake.jobs.get(transcriptionJobName(clip, "en-GB"))!.request).toMatchObject({ LanguageCode: "en-GB" });
+    expect(transcript.model).toBe("en-GB");
+    expect((await providerError(transcriber("whisper-large").transcribe(audio(), call()))).disposition).toBe("fail");
+  });
+
+  it("a job still running at the deadline is retried through the queue, and the next attempt finds the same job", async () => {
+    const clip = audio();
+    fake.inProgressGets = 1000;
+    const error = await providerError(transcriber().transcribe(clip, call(150)));
+    expect(error.disposition).toBe("retry");
+    expect(fake.jobs.size).toBeGreaterThan(0);
+    const before = fake.jobs.size;
+    fake.inProgressGets = 0;
+    expect((await transcriber().transcribe(clip, call())).text).toBe("Hello there. This is a test");
+    expect(fake.jobs.size).toBe(before);
+  });
+
+  it("a 4xx fails; throttling (429) is retried and the retry succeeds", async () => {
+    fake.forced.push({ status: 400, type: "BadRequestException" });
+    expect((await providerError(transcriber().transcribe(audio(), call()))).disposition).toBe("fail");
+    const clip = audio();
+    fake.forced.push({ status: 429, type: "ThrottlingException" });
+    expect((await providerError(transcriber().transcribe(clip, call()))).disposition).toBe("retry");
+    expect((await transcriber().transcribe(clip, call())).lang).toBe("en-US");
+  });
+
+  it("a timeout and a 5xx are retried; a FAILED job fails", async () => {
+    fake.forced.push({ status: 200, body: {}, delayMs: 1000 });
+    expect(await providerError(transcriber().transcribe(audio(), call(200)))).toMatchObject({ disposition: "retry", reason: "timeout" });
+    fake.forced.push({ status: 500, type: "InternalFailureException" });
+    expect((await providerError(transcriber().transcribe(audio(), call()))).disposition).toBe("retry");
+    fake.forced.push({ status: 200, body: {} }, { status: 200, body: { TranscriptionJob: { TranscriptionJobName: "x", TranscriptionJobStatus: "FAILED", FailureReason: "bad media" } } });
+    expect((await providerError(transcriber().transcribe(audio(), call()))).disposition).toBe("fail");
+  });
+
+  it("a malformed transcript file fails", async () => {
+    for (const body of [{ results: { transcripts: [] } }, { results: { transcripts: [{ transcript: "x" }], items: [{ type: "pronunciation", start_time: 1, end_time: 2, alternatives: [{ content: "x" }] }] } }]) {
+      fake.forcedFiles.push({ status: 200, body });
+      expect((await providerError(transcriber().transcribe(audio(), call()))).disposition).toBe("fail");
+    }
+  });
+});
