@@ -40,7 +40,8 @@ export interface ProcessingConfig {
   platformSttModel?: string;
   elevenLabsApiKey?: string;
   elevenLabsSttModel?: string;
-  renditionServiceUrl?: string;
+  /** ELEVENLABS_BASE_URL (tests, proxies); default https://api.elevenlabs.io. */
+  elevenLabsBaseUrl: string;
   /** PROCESSING_QUEUE_URL (SQS). */
   queueUrl?: string;
   /** PROCESSING_DEAD_LETTER_QUEUE_URL: the Node host consumes it too when set. */
@@ -119,7 +120,7 @@ export function parseProcessingConfig(env: NodeJS.ProcessEnv, log: AppListLog & 
     ...optional("platformSttModel", read("SVC_PLATFORM_STT_MODEL")),
     ...optional("elevenLabsApiKey", read("ELEVENLABS_API_KEY")),
     ...optional("elevenLabsSttModel", read("ELEVENLABS_STT_MODEL")),
-    ...optional("renditionServiceUrl", read("SVC_RENDITION_SERVICE_URL")),
+    elevenLabsBaseUrl: (read("ELEVENLABS_BASE_URL") ?? "https://api.elevenlabs.io").replace(/\/+$/, ""),
     ...optional("queueUrl", read("PROCESSING_QUEUE_URL")),
     ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),
     ...optional("tasks", parseTaskQueue(read, log)),

@@ -6,6 +6,14 @@
 import type { BlobStore } from "../blobs/blob-store";
 import type { Config } from "../config/types";
 import type { Stage, StageProviders } from "./provider-port";
+import { TranscribeClient } from "@aws-sdk/client-transcribe";
+import { createTranscribeTranscriber } from "./aws-transcribe/transcribe-transcriber";
+import { createElevenLabsDenoiser } from "./elevenlabs/elevenlabs-denoiser";
+import { createElevenLabsTranscriber } from "./elevenlabs/elevenlabs-transcriber";
+import { createRenditionClient } from "./rendition/rendition-client";
+import { createRenditionTrimmer } from "./rendition/rendition-trimmer";
+import { createRenditionWaveformMaker } from "./rendition/rendition-waveform";
+import { createRnnoiseDenoiser } from "./rendition/rnnoise-denoiser";
 import { stubDenoiser, stubTranscriber, stubTrimmer, stubWaveformMaker } from "./stub-providers";
 
 /** What an adapter is built from: the whole configuration (keys, URLs, tokens) and the shared blob store. */
@@ -27,7 +35,20 @@ export interface ProviderEntry {
   adapters: ProviderFactories;
 }
 
-const renditionConfigured = (config: Config) => config.processing.renditionServiceUrl !== undefined && config.systemAuthToken !== undefined;
+/** SVC_RENDITION_SERVICE_URL and SYSTEM_AUTH_TOKEN both set (rendition-target.ts). */
+const renditionConfigured = (config: Config) => config.rendition !== undefined;
+
+const renditionClient = ({ config }: ProviderContext) => createRenditionClient({ baseUrl: config.rendition!.url, token: config.rendition!.token });
+
+const elevenLabs = ({ config, blobs }: ProviderContext) => ({
+  baseUrl: config.processing.elevenLabsBaseUrl,
+  apiKey: config.processing.elevenLabsApiKey!,
+  blobs,
+});
+
+// One client per process; retries are the queue's, so the SDK makes one attempt per call.
+let transcribe: TranscribeClient | undefined;
+const transcribeClient = () => (transcribe ??= new TranscribeClient({ maxAttempts: 1 }));
 
 export const providerRegistry: readonly ProviderEntry[] = [
   {
@@ -35,28 +56,37 @@ export const providerRegistry: readonly ProviderEntry[] = [
     stages: ["transcribe"],
     explicitOnly: false,
     available: (config) => config.processing.platformTranscriber === "aws-transcribe" && config.blobs.kind === "s3",
-    adapters: {},
+    adapters: {
+      transcribe: ({ config }, model) =>
+        createTranscribeTranscriber({ client: transcribeClient(), bucket: (config.blobs as { bucket: string }).bucket, ...(model && { model }) }),
+    },
   },
   {
     name: "elevenlabs",
     stages: ["transcribe", "denoise"],
     explicitOnly: false,
     available: (config) => config.processing.elevenLabsApiKey !== undefined,
-    adapters: {},
+    adapters: {
+      transcribe: (context, model) => createElevenLabsTranscriber({ ...elevenLabs(context), ...(model && { model }) }),
+      denoise: (context) => createElevenLabsDenoiser(elevenLabs(context)),
+    },
   },
   {
     name: "rendition",
     stages: ["trim", "waveform"],
     explicitOnly: false,
     available: renditionConfigured,
-    adapters: {},
+    adapters: {
+      trim: (context) => createRenditionTrimmer(renditionClient(context)),
+      waveform: (context) => createRenditionWaveformMaker(renditionClient(context)),
+    },
   },
   {
     name: "rnnoise",
     stages: ["denoise"],
     explicitOnly: true,
     available: renditionConfigured,
-    adapters: {},
+    adapters: { denoise: (context) => createRnnoiseDenoiser(renditionClient(context)) },
   },
   {
     name: "stub",

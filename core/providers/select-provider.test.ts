@@ -46,7 +46,7 @@ const rules: Rule[] = [
   { rule: "rnnoise named, with the rendition service configured", env: { ...rendition, SVC_DENOISER: "rnnoise" }, stage: "denoise", expected: run("rnnoise") },
   { rule: "trim runs in the rendition service", env: rendition, stage: "trim", expected: run("rendition") },
   { rule: "waveform runs in the rendition service", env: rendition, stage: "waveform", expected: run("rendition") },
-  { rule: "the rendition service URL requires SYSTEM_AUTH_TOKEN", env: { SVC_RENDITION_SERVICE_URL: "http://127.0.0.1:3001" }, stage: "waveform", expected: skip("no_provider") },
+  { rule: "the rendition service URL requires SYSTEM_AUTH_TOKEN (logged at error level)", env: { SVC_RENDITION_SERVICE_URL: "http://127.0.0.1:3001" }, stage: "waveform", expected: skip("no_provider"), logs: "error" },
   { rule: "stub is reachable by naming it as the deployment default", env: { SVC_TRIMMER: "stub" }, stage: "trim", expected: run("stub") },
   { rule: "the deployment default wins over the first available", env: { ...platform, ...elevenlabs, SVC_TRANSCRIBER: "elevenlabs" }, stage: "transcribe", expected: run("elevenlabs") },
   {

@@ -5,6 +5,7 @@
  */
 import type { BlobStore } from "../../blobs/blob-store";
 import { encodeInFamily } from "../../rendition/encode-in-family";
+import { resolveFfmpegPath } from "../../rendition/ffmpeg-path";
 import { FfmpegError } from "../../rendition/run-ffmpeg";
 import { blobBytes } from "../blob-bytes";
 import { type Denoiser, ProviderError } from "../provider-port";
@@ -14,8 +15,8 @@ export interface ElevenLabsDenoiserOptions {
   baseUrl: string;
   apiKey: string;
   blobs: BlobStore;
-  /** resolveFfmpegPath() */
-  ffmpeg: string;
+  /** Default resolveFfmpegPath(), looked up when a clip is denoised. */
+  ffmpeg?: string;
   fetch?: typeof fetch;
 }
 
@@ -35,7 +36,8 @@ export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): De
       const isolated = await readBody("elevenlabs audio-isolation", response);
       if (isolated.length === 0) throw new ProviderError("fail", "elevenlabs audio-isolation: empty answer");
       try {
-        const variant = await encodeInFamily({ store: options.blobs, ffmpeg: options.ffmpeg, signal: call.signal }, isolated, "mp3", audio.appId, audio.mimeType);
+        const ffmpeg = options.ffmpeg ?? resolveFfmpegPath();
+        const variant = await encodeInFamily({ store: options.blobs, ffmpeg, signal: call.signal }, isolated, "mp3", audio.appId, audio.mimeType);
         return { appId: audio.appId, mimeType: audio.mimeType, ...variant };
       } catch (error) {
         if (error instanceof FfmpegError) throw new ProviderError("fail", "elevenlabs audio-isolation: the answer is not audio ffmpeg can decode");
