@@ -4,6 +4,8 @@ import { parseAppList } from "./app-list";
 import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
 import { isDidWeb } from "../tenancy/did-web";
+import { readVariables } from "./read-variables";
+import { minSecretLength } from "./variable-parsers";
 
 export type ConfigLog = {
   error(msg: string, ...extra: Record<string, unknown>[]): void;
@@ -23,8 +25,6 @@ export class ConfigError extends Error {
   }
 }
 
-const minSecretLength = 32;
-const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
 export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
   const problems: ConfigProblem[] = [];
@@ -32,34 +32,16 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     problems.push({ variable, message });
     return undefined;
   };
-  // Empty and whitespace-only values count as unset.
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
+  // The table's walk: required rows, and each value through its row's parser (see variables.ts).
+  const read = readVariables(env, fail);
 
   const nodeEnv = read("NODE_ENV") ?? "development";
   const production = nodeEnv === "production";
-
-  const rawLevel = read("LOG_LEVEL");
-  const logLevel: LogLevel | undefined =
-    rawLevel === undefined
-      ? production
-        ? "info"
-        : "debug"
-      : (logLevels as readonly string[]).includes(rawLevel)
-        ? (rawLevel as LogLevel)
-        : fail("LOG_LEVEL", `LOG_LEVEL must be one of ${logLevels.join(", ")}`);
-
-  const database = parseDatabaseUrl(read("DATABASE_URL"), fail);
-  const publicBaseUrl = parsePublicBaseUrl(read("SVC_PUBLIC_BASE_URL"), fail);
-  const pdsHost = parsePdsHost(read("SVC_PDS_HOST"), fail);
-
+  const logLevel = read<LogLevel>("LOG_LEVEL") ?? (production ? "info" : "debug");
+  const database = read<DatabaseConfig>("DATABASE_URL");
+  const publicBaseUrl = read("SVC_PUBLIC_BASE_URL");
+  const pdsHost = read("SVC_PDS_HOST");
   const playbackSigningKey = read("SVC_PLAYBACK_SIGNING_KEY");
-  if (playbackSigningKey === undefined) fail("SVC_PLAYBACK_SIGNING_KEY", "SVC_PLAYBACK_SIGNING_KEY is required");
-  else if (playbackSigningKey.length < minSecretLength) {
-    fail("SVC_PLAYBACK_SIGNING_KEY", `SVC_PLAYBACK_SIGNING_KEY must be at least ${minSecretLength} characters`);
-  }
 
   const blobDir = read("SVC_BLOB_DIR");
   const blobBucket = read("SVC_BLOB_BUCKET");
@@ -77,19 +59,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     systemAuthToken = undefined;
   }
 
-  const rawHops = read("TRUSTED_PROXY_HOPS");
-  const trustedProxyHops =
-    rawHops === undefined
-      ? 0
-      : /^\d+$/.test(rawHops) && Number.isSafeInteger(Number(rawHops))
-        ? Number(rawHops)
-        : fail("TRUSTED_PROXY_HOPS", "TRUSTED_PROXY_HOPS must be a non-negative integer");
-
-  const rawIpSource = read("CLIENT_IP_SOURCE") ?? "forwarded";
-  const clientIpSource =
-    rawIpSource === "forwarded" || rawIpSource === "edge"
-      ? rawIpSource
-      : fail("CLIENT_IP_SOURCE", "CLIENT_IP_SOURCE must be forwarded or edge");
+  const trustedProxyHops = read<number>("TRUSTED_PROXY_HOPS") ?? 0;
+  const clientIpSource = read<"forwarded" | "edge">("CLIENT_IP_SOURCE") ?? "forwarded";
 
   const rawDeployedAt = read("SVC_DEPLOYED_AT");
   let deployedAt: string | null = null;
@@ -100,15 +71,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     else deployedAt = new Date(time).toISOString();
   }
 
-  const positiveMs = (name: string, fallback: number): number | undefined => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    return /^\d{1,7}$/.test(raw) && Number(raw) > 0 ? Number(raw) : fail(name, `${name} must be a whole number of milliseconds from 1 to 9999999`);
-  };
   const timeouts = {
-    dbConnectMs: positiveMs("SVC_DB_CONNECT_TIMEOUT_MS", defaultTimeouts.dbConnectMs)!,
-    dbStatementMs: positiveMs("SVC_DB_STATEMENT_TIMEOUT_MS", defaultTimeouts.dbStatementMs)!,
-    requestDeadlineMs: positiveMs("SVC_REQUEST_DEADLINE_MS", defaultTimeouts.requestDeadlineMs)!,
+    dbConnectMs: read<number>("SVC_DB_CONNECT_TIMEOUT_MS") ?? defaultTimeouts.dbConnectMs,
+    dbStatementMs: read<number>("SVC_DB_STATEMENT_TIMEOUT_MS") ?? defaultTimeouts.dbStatementMs,
+    requestDeadlineMs: read<number>("SVC_REQUEST_DEADLINE_MS") ?? defaultTimeouts.requestDeadlineMs,
   };
 
   const tenants = parseTenants(env, log);
@@ -119,90 +85,22 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
   return {
     nodeEnv,
     production,
-    logLevel: logLevel!,
+    logLevel,
     database: database!,
     blobs: blobs!,
-    ...(blobBucket !== undefined && { blobBucket }),
     publicBaseUrl: publicBaseUrl!,
     pdsHost: pdsHost!,
     playbackSigningKey: playbackSigningKey!,
     tenants,
     ...(systemAuthToken !== undefined && { systemAuthToken }),
     ...(rendition !== undefined && { rendition }),
-    trustedProxyHops: trustedProxyHops!,
-    clientIpSource: clientIpSource!,
+    trustedProxyHops,
+    clientIpSource,
     sha: read("SVC_GIT_SHA") ?? null,
     deployedAt,
     processing,
     timeouts,
   };
-}
-
-type Fail = (variable: string, message: string) => undefined;
-
-function parseDatabaseUrl(value: string | undefined, fail: Fail): DatabaseConfig | undefined {
-  const name = "DATABASE_URL";
-  if (value === undefined) return fail(name, `${name} is required`);
-  // Messages never echo the value: it may hold a password.
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
-  if (scheme === "pglite") {
-    const dir = value.slice("pglite://".length);
-    if (dir === "") return fail(name, `${name} pglite:// needs a directory or memory`);
-    return { kind: "pglite", dir };
-  }
-  if (scheme === "postgres" || scheme === "postgresql") {
-    try {
-      new URL(value);
-    } catch {
-      return fail(name, `${name} is not a valid postgres:// URL`);
-    }
-    return { kind: "postgres", url: value };
-  }
-  if (scheme === "rds-data") {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      return fail(name, `${name} is not a valid rds-data:// URL`);
-    }
-    const database = decodeURIComponent(url.hostname);
-    const resourceArn = url.searchParams.get("resourceArn")?.trim();
-    const secretArn = url.searchParams.get("secretArn")?.trim();
-    const region = url.searchParams.get("region")?.trim();
-    if (!database) return fail(name, `${name} rds-data:// needs a database name`);
-    if (!resourceArn || !secretArn) return fail(name, `${name} rds-data:// needs resourceArn and secretArn`);
-    return { kind: "rds-data", database, resourceArn, secretArn, ...(region && { region }) };
-  }
-  return fail(name, `${name} must start with pglite://, postgres://, postgresql:// or rds-data://`);
-}
-
-function parsePublicBaseUrl(value: string | undefined, fail: Fail): string | undefined {
-  const name = "SVC_PUBLIC_BASE_URL";
-  if (value === undefined) return fail(name, `${name} is required`);
-  const invalid = () => fail(name, `${name} must be an absolute http(s) URL with no query, fragment or credentials`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return invalid();
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return invalid();
-  if (url.search || url.hash || url.username || url.password || value.includes("?") || value.includes("#")) return invalid();
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
-}
-
-function parsePdsHost(value: string | undefined, fail: Fail): string | undefined {
-  const name = "SVC_PDS_HOST";
-  if (value === undefined) return fail(name, `${name} is required`);
-  const invalid = () => fail(name, `${name} must be a host or host:port, with no scheme or path`);
-  if (/[/?#@\\\s]/.test(value)) return invalid();
-  try {
-    const url = new URL(`http://${value}`);
-    if (!url.hostname) return invalid();
-  } catch {
-    return invalid();
-  }
-  return value.toLowerCase();
 }
 
 function parseTenants(env: NodeJS.ProcessEnv, log: ConfigLog): Map<string, Tenant> {

@@ -32,8 +32,6 @@ export interface Config {
   logLevel: LogLevel;
   database: DatabaseConfig;
   blobs: BlobConfig;
-  /** SVC_BLOB_BUCKET as given (logging and rendition addressing), even when the fs store is in use. */
-  blobBucket?: string;
   /** Absolute http(s) base URL, no trailing slash. */
   publicBaseUrl: string;
   /** Host (optionally host:port) that a tenant DID's custody service endpoint must point at. */

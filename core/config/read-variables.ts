@@ -1,0 +1,24 @@
+import type { Fail } from "./variable-parsers";
+import { configVariables } from "./variables";
+
+/**
+ * Walks the variable table over `env`: empty and whitespace-only values count as unset; an unset required row, or
+ * a value its parser refuses, is reported through `fail`. Returns the reader of parsed values, which refuses a name
+ * that is not a row (so no variable is read without being documented).
+ */
+export const readVariables = (env: NodeJS.ProcessEnv, fail: Fail) => {
+  const values = new Map<string, unknown>();
+  for (const row of configVariables) {
+    const raw = env[row.name]?.trim();
+    if (!raw) {
+      if (row.required === true) fail(row.name, `${row.name} is required`);
+      continue;
+    }
+    const value = row.parse ? row.parse(raw, fail, row.name) : raw;
+    if (value !== undefined) values.set(row.name, value);
+  }
+  return <T = string>(name: string): T | undefined => {
+    if (!configVariables.some((row) => row.name === name)) throw new Error(`${name} is not in the variable table (core/config/variables.ts)`);
+    return values.get(name) as T | undefined;
+  };
+};
