@@ -25,11 +25,11 @@ export const familyEncodings: Record<AcceptedMimeType, Encoding> = {
 };
 
 /**
- * The mp3 rendition for playback (`GET /api/v1/audio?format=mp3`): mono 64 kbit/s, LAME's fastest search, which is
- * transparent enough for speech and about twice as fast as the default.
+ * The mp3 rendition for playback (`GET /api/v1/audio?format=mp3`): mono, 22.05 kHz, 64 kbit/s, LAME's fastest
+ * search. Speech loses nothing audible, and it encodes about three times faster than LAME's defaults at 44.1 kHz.
  */
 export const mp3Rendition: Encoding = {
-  args: ["-c:a", "libmp3lame", "-ac", "1", "-b:a", "64k", "-compression_level", "9", "-f", "mp3"],
+  args: ["-c:a", "libmp3lame", "-ac", "1", "-ar", "22050", "-b:a", "64k", "-compression_level", "9", "-f", "mp3"],
   ext: "mp3",
 };
 

@@ -17,15 +17,16 @@ const digitalSilenceDb = -120;
 export interface LevelProfile {
   /** dBFS of each window, RMS. */
   levels: Float64Array;
-  /** The 10th percentile level: the noise floor when at least a tenth of the clip is pauses. */
+  /** The quietest stretch's mean level: the noise floor, found from any 200 ms of pause. */
   floorDb: number;
-  /** The 95th percentile level: the loud parts. */
+  /** The loudest stretch's mean level. */
   loudDb: number;
   /** Windows above this are sound. */
   thresholdDb: number;
 }
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+/** Floor and peak are judged over stretches this long, so one quiet or loud window (a click) does not decide them. */
+const stretchWindows = 10;
 
 export function levelProfile(pcm: Pcm): LevelProfile {
   const size = Math.max(1, Math.round((pcm.sampleRate * windowMs) / 1000));
@@ -40,9 +41,18 @@ export function levelProfile(pcm: Pcm): LevelProfile {
     const rms = Math.sqrt(sum / size);
     levels[w] = rms > 0 ? Math.max(digitalSilenceDb, 20 * Math.log10(rms)) : digitalSilenceDb;
   }
-  const sorted = levels.slice().sort();
-  const floorDb = count ? percentile(sorted, 0.1) : digitalSilenceDb;
-  const loudDb = count ? percentile(sorted, 0.95) : digitalSilenceDb;
+  let floorDb = count ? Infinity : digitalSilenceDb;
+  let loudDb = count ? -Infinity : digitalSilenceDb;
+  const stretch = Math.min(stretchWindows, count);
+  let sum = 0;
+  for (let w = 0; w < count; w++) {
+    sum += levels[w]!;
+    if (w >= stretch) sum -= levels[w - stretch]!;
+    if (w >= stretch - 1) {
+      floorDb = Math.min(floorDb, sum / stretch);
+      loudDb = Math.max(loudDb, sum / stretch);
+    }
+  }
   // Halfway up from the floor, at most 10 dB above it (quiet speech over noise), and never more than 40 dB under
   // the loud parts (so encoder noise over digital silence does not count as sound).
   const thresholdDb = Math.max(floorDb + Math.min(10, (loudDb - floorDb) / 2), loudDb - 40);

@@ -1,0 +1,62 @@
+/**
+ * Processing time of the rendition operations on a 60 s clip (FFMPEG_PATH chooses the ffmpeg; default the static
+ * build of @ffmpeg-installer): trim, waveform, mp3 and RNNoise each from a cold cache, and trim + waveform + mp3 of
+ * the trimmed clip together as a pass runs them (the waveform reuses the trim's decode). Target for the three
+ * together: at most 1 s on a 2-core machine.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, bench, describe } from "vitest";
+import type { AcceptedMimeType } from "../audio/accepted-types";
+import { rawCid } from "../audio/raw-cid";
+import { blobKey } from "../blobs/blob-key";
+import { createFsBlobStore } from "../blobs/fs-blob-store";
+import { makeClip } from "../../test/support/rendition-fixtures";
+import { denoiseAudio } from "./denoise-audio";
+import { resolveFfmpegPath } from "./ffmpeg-path";
+import { createPcmCache } from "./pcm-cache";
+import { renderMp3 } from "./render-mp3";
+import type { RenditionContext, RenditionSource } from "./rendition-context";
+import { trimAudio } from "./trim-audio";
+import { waveformAudio } from "./waveform-audio";
+
+let dir: string;
+const store = () => createFsBlobStore(join(dir, "blobs"));
+const ffmpeg = resolveFfmpegPath();
+const context = (): RenditionContext => ({ store: store(), ffmpeg, pcm: createPcmCache() });
+const sources = new Map<AcceptedMimeType, RenditionSource>();
+const options = { iterations: 5, time: 0, warmupIterations: 1 };
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rendition-bench-"));
+  // 60 s: 2 s of noise-only lead and tail around 56 s of tone, all under noise at -40 dBFS.
+  for (const mimeType of ["audio/m4a", "audio/webm", "audio/wav"] as const) {
+    const bytes = await makeClip(mimeType, { lead: 2, tone: 56, tail: 2, noise: true, sampleRate: 44100 });
+    const cid = rawCid(bytes);
+    await store().writeAtomic(blobKey("bench", cid), Readable.from([bytes]));
+    sources.set(mimeType, { appId: "bench", cid, mimeType });
+  }
+  console.log(`ffmpeg: ${ffmpeg}`);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+for (const mimeType of ["audio/m4a", "audio/webm", "audio/wav"] as const) {
+  describe(`60 s ${mimeType}`, () => {
+    bench("trim", () => trimAudio(context(), sources.get(mimeType)!).then(() => undefined), options);
+    bench("waveform", () => waveformAudio(context(), sources.get(mimeType)!).then(() => undefined), options);
+    bench("mp3", () => renderMp3(context(), sources.get(mimeType)!).then(() => undefined), options);
+    bench(
+      "trim + waveform + mp3 together",
+      async () => {
+        const shared = context();
+        const trimmed = await trimAudio(shared, sources.get(mimeType)!);
+        const output = { appId: "bench", cid: trimmed.cid, mimeType };
+        await Promise.all([waveformAudio(shared, output), renderMp3(shared, output)]);
+      },
+      options,
+    );
+    if (mimeType === "audio/m4a") bench("RNNoise denoise", () => denoiseAudio(context(), sources.get(mimeType)!).then(() => undefined), { ...options, iterations: 3 });
+  });
+}
