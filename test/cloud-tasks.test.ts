@@ -3,7 +3,7 @@ import { parseProcessingConfig } from "../core/config/processing-config";
 import { createCloudTasksDispatcher } from "../core/dispatch/cloud-tasks-dispatcher";
 import { acquireLease, releaseLease } from "../core/processing/lease";
 import { startCloudTasksFake } from "./support/cloud-tasks-fake";
-import { backends } from "./support/databases";
+import { backends, migratedDatabase } from "./support/databases";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startTestService, type TestService } from "./support/test-service";
 
@@ -17,7 +17,7 @@ describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
     fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token" });
     svc = await startTestService({
       driver: "node",
-      sql: backend.open,
+      sql: () => migratedDatabase(backend),
       env: {
         SVC_PROCESSING_STUB: "true",
         SVC_TASKS_PROJECT: "proj-1",
@@ -105,7 +105,7 @@ describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
 
 describe("the system route fails closed", () => {
   it("answers 503 SERVICE_UNAVAILABLE when SYSTEM_AUTH_TOKEN is unset", async () => {
-    const svc = await startTestService({ driver: "lambda", sql: backends[0]!.open, env: { SYSTEM_AUTH_TOKEN: "" } });
+    const svc = await startTestService({ driver: "lambda", sql: () => migratedDatabase(backends[0]!), env: { SYSTEM_AUTH_TOKEN: "" } });
     try {
       const res = await svc.post("/api/v1/system/process-audio", { token: null, json: { appId: "alpha", postId: "3kabcdefghijk" }, headers: { authorization: `Bearer ${systemToken}` } });
       expect(res.status).toBe(503);

@@ -1,6 +1,6 @@
 import { bench, describe } from "vitest";
 import { startEnrichmentWorkers } from "../core/runtime/enrichment-workers";
-import { backends } from "./support/databases";
+import { backends, migratedDatabase } from "./support/databases";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startSqsEmulator } from "./support/sqs-emulator";
 import { startTestService, type TestService } from "./support/test-service";
@@ -40,7 +40,7 @@ describe("create -> every stage ready (stub providers)", () => {
   bench(
     "inline dispatch",
     async () => {
-      const svc = await startTestService({ driver: "node", sql: backends[0]!.open, env: { SVC_PROCESSING_INLINE: "true", SVC_PROCESSING_STUB: "true" } });
+      const svc = await startTestService({ driver: "node", sql: () => migratedDatabase(backends[0]!), env: { SVC_PROCESSING_INLINE: "true", SVC_PROCESSING_STUB: "true" } });
       try {
         const samples: number[] = [];
         for (let i = 0; i < posts; i++) await createAndWait(svc, `bench-inline-${i}`, samples);
@@ -58,7 +58,7 @@ describe("create -> every stage ready (stub providers)", () => {
       const sqs = await startSqsEmulator();
       const svc = await startTestService({
         driver: "node",
-        sql: backends[0]!.open,
+        sql: () => migratedDatabase(backends[0]!),
         env: { SVC_PROCESSING_STUB: "true", PROCESSING_QUEUE_URL: sqs.queueUrl },
         enrichment: { sqs: sqs.client },
       });

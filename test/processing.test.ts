@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { audioPost, seedAudio } from "./support/seeded-audio";
-import { serviceMatrix } from "./support/service-matrix";
+import { backends, dataApiBackends, migratedDatabase } from "./support/databases";
+import type { DriverName } from "./support/test-service";
 import { startTestService, type TestService } from "./support/test-service";
+import { startWebhookReceiver } from "./support/webhook-receiver";
+import { webhookSecret } from "./support/enrichment-harness";
+import { verifyWebhook } from "../core/webhooks/verify-webhook";
 
 const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
 const patch = (svc: TestService, postId: string, actor: string | undefined, json: unknown, headers?: Record<string, string>) =>
   svc.call("PATCH", `/api/v1/posts/${postId}`, { ...(actor !== undefined && { actor }), json, headers });
+
+/** Every driver on every backend (migrated from a template, which starts fast), and Lambda over the Data API. */
+const serviceMatrix = [
+  ...backends.flatMap((backend) =>
+    (["node", "lambda"] as DriverName[]).map((driver) => ({ name: `${driver} on ${backend.name}`, driver, sql: () => migratedDatabase(backend) })),
+  ),
+  ...dataApiBackends.slice(0, 1).map((backend) => ({ name: `lambda on ${backend.name}`, driver: "lambda" as DriverName, sql: backend.open })),
+];
 
 /** PATCH and create-with-processing (CONTRACT.md section 4), on every driver and backend. */
 describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql }) => {
@@ -150,11 +162,25 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
 
   describe("stages that cannot run here settle skipped at request time", () => {
     let svc: TestService;
+    let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
     beforeAll(async () => {
+      receiver = await startWebhookReceiver();
       // No dispatcher; transcribe names a provider that is not configured; waveform names the stub.
-      svc = await startTestService({ driver, sql, env: { SVC_TRANSCRIBER: "elevenlabs", SVC_WAVEFORM: "stub" } });
+      svc = await startTestService({
+        driver,
+        sql,
+        env: {
+          SVC_TRANSCRIBER: "elevenlabs",
+          SVC_WAVEFORM: "stub",
+          SVC_APP_WEBHOOK_URLS: `alpha:${receiver.url}`,
+          SVC_APP_WEBHOOK_SECRETS: `alpha:${webhookSecret}`,
+        },
+      });
     });
-    afterAll(() => svc?.close());
+    afterAll(async () => {
+      await svc?.close();
+      await receiver?.close();
+    });
 
     it("no provider, a misconfigured provider and dispatch off are skipped with their reasons, never pending", async () => {
       const blob = await seedAudio(svc.deps, "alpha");
@@ -167,6 +193,11 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
         transcribe: { status: "skipped", updatedAt: expect.any(String), reason: "provider_misconfigured" },
         waveform: { status: "skipped", updatedAt: expect.any(String), reason: "dispatch_off" },
       });
+      // A skipped settle at request time fires its webhook too, signed.
+      await svc.deps.enrichment.drain();
+      const hooks = receiver.received.filter((h) => h.json.postId === created.json.data.postId);
+      expect(hooks.map((h) => `${h.json.stage}:${h.json.status}`).sort()).toEqual(["denoise:skipped", "transcribe:skipped", "trim:skipped", "waveform:skipped"]);
+      for (const hook of hooks) expect(verifyWebhook(hook.body, hook.headers, webhookSecret).payload.originAppId).toBe("alpha");
     });
   });
 });

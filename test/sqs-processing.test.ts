@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { acquireLease } from "../core/processing/lease";
 import { startEnrichmentWorkers } from "../core/runtime/enrichment-workers";
 import { stageHandler } from "../core/runtime/queue-handlers";
-import { backends } from "./support/databases";
+import { backends, migratedDatabase } from "./support/databases";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startSqsEmulator } from "./support/sqs-emulator";
 import { startTestService, type TestService } from "./support/test-service";
@@ -27,7 +27,7 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
     }) as SQSClient["send"]);
     svc = await startTestService({
       driver: "node",
-      sql: backend.open,
+      sql: () => migratedDatabase(backend),
       env: { SVC_PROCESSING_STUB: "true", PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl },
       enrichment: { sqs: sqs.client },
     });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPost, replyTo } from "./support/post-bodies";
 import { backends } from "./support/databases";
+import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startTestService, type TestService } from "./support/test-service";
 
 /**
@@ -11,7 +12,11 @@ describe("SQL statements per request, as the request log line reports them", () 
   let svc: TestService;
   let lines: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    svc = await startTestService({ driver: "node", sql: backends[0]!.open, env: { LOG_LEVEL: "info" } });
+    svc = await startTestService({
+      driver: "node",
+      sql: backends[0]!.open,
+      env: { LOG_LEVEL: "info", SVC_PROCESSING_INLINE: "true", SVC_PROCESSING_STUB: "true" },
+    });
     const write = process.stdout.write.bind(process.stdout);
     vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = chunk.toString();
@@ -46,6 +51,27 @@ describe("SQL statements per request, as the request log line reports them", () 
     expect(await statementsOf(() => svc.post("/api/v1/posts", { actor: "b-2", json: { text: "p" } }))).toBeLessThanOrEqual(4);
     const reply = () => svc.post("/api/v1/posts", { actor: "b-3", json: replyTo(prompt), headers: { "idempotency-key": "budget" } });
     expect(await statementsOf(reply)).toBeLessThanOrEqual(4);
+  });
+
+  it("reads bring each post's stages, transcript, waveform and processed variant within the same budget", async () => {
+    const actor = "b-6";
+    for (let i = 0; i < 3; i++) {
+      const blob = await seedAudio(svc.deps, "alpha");
+      await svc.post("/api/v1/posts", { actor, json: audioPost(blob, { denoise: true, trim: true, transcribe: true, waveform: true }) });
+    }
+    const list = await svc.get("/api/v1/posts?limit=100", { actor });
+    expect(list.json.data.items).toHaveLength(3);
+    for (const item of list.json.data.items) {
+      expect(item.processing.waveform.status).toBe("ready");
+      expect(item.embed.transcript.text).toBeTruthy();
+      expect(item.embed.waveform.version).toBe(2);
+    }
+    const id = list.json.data.items[0].uri.split("/").pop();
+    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`, { actor }))).toBeLessThanOrEqual(2);
+    const one = await statementsOf(() => svc.get("/api/v1/posts?limit=1", { actor }));
+    const all = await statementsOf(() => svc.get("/api/v1/posts?limit=100", { actor }));
+    expect(one).toBeLessThanOrEqual(2);
+    expect(all).toBe(one);
   });
 
   it("a list page costs at most 2 statements whatever its size (no N+1)", async () => {
