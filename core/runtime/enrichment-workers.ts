@@ -6,8 +6,7 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../deps";
 import { createSqsClient } from "../dispatch/sqs-client";
 import { startSqsConsumer } from "../dispatch/sqs-consumer";
-import { sweep } from "../processing/sweep";
-import { runDeadLetterMessage, runStageMessage } from "./queue-handlers";
+import { runDeadLetterMessage, runStageMessage, runSweep } from "./queue-handlers";
 
 export const sweepIntervalMs = 60_000;
 
@@ -39,9 +38,7 @@ export const startEnrichmentWorkers = (
   }
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    sweeping = sweep({ sql: pass.sql, dispatcher, webhooks: deps.config.processing.webhooks, log: deps.logger }, deps.now()).catch((error: unknown) =>
-      deps.logger.error("sweep failed", { error: String(error) }),
-    );
+    sweeping = runSweep(pass, dispatcher).catch(() => {}); // logged by the invocation
   }, options.sweepIntervalMs ?? sweepIntervalMs);
   timer.unref();
   return {

@@ -9,29 +9,50 @@ import { failPendingStages } from "../processing/dead-letter";
 import { handleJob, retryVisibilitySeconds } from "../processing/handle-job";
 import { parseJob } from "../processing/parse-job";
 import type { PassDeps } from "../processing/run-pass";
+import { runInvocation } from "../invocation/run-invocation";
+import type { Logger } from "../observability/logger";
+import type { Dispatcher } from "../processing/dispatcher";
+import { sweep } from "../processing/sweep";
 import { deliverEvents } from "../webhooks/outbox";
 
+/** A job run as one invocation: its correlation id on every line, counted SQL, one summary line. */
+const asInvocation = <T>(name: string, pass: PassDeps, fields: Record<string, unknown>, fn: (pass: PassDeps) => Promise<T>) =>
+  runInvocation({ name, deps: { logger: pass.log as Logger, sql: pass.sql }, fields }, ({ sql, log, annotate }) =>
+    fn({ ...pass, sql, log }).then((result) => {
+      annotate({ outcome: result ?? "done" });
+      return result;
+    }),
+  );
+
 /** One stage-queue message: "retry" leaves it on the queue. A body that is not a job is dropped with an error log. */
-export const runStageMessage = async (pass: PassDeps, body: string, receiveCount: number, deadline?: number): Promise<"done" | "retry"> => {
+export const runStageMessage = (pass: PassDeps, body: string, receiveCount: number, deadline?: number): Promise<"done" | "retry"> => {
   const job = parseJob(body);
-  if (!job) {
-    pass.log.error("processing message is not a job; dropped", { body: body.slice(0, 200) });
-    return "done";
-  }
-  return handleJob(pass, job, { receiveCount, ...(deadline !== undefined && { deadline }) });
+  return asInvocation("process-queue", pass, { receiveCount, ...job }, async (p) => {
+    if (!job) {
+      p.log.error("processing message is not a job; dropped", { body: body.slice(0, 200) });
+      return "done";
+    }
+    return handleJob(p, job, { receiveCount, ...(deadline !== undefined && { deadline }) });
+  });
 };
 
 /** One dead-letter message: the job's pending stages settle failed (dead_letter), with their events. */
-export const runDeadLetterMessage = async (pass: PassDeps, body: string): Promise<void> => {
+export const runDeadLetterMessage = (pass: PassDeps, body: string): Promise<void> => {
   const job = parseJob(body);
-  if (!job) {
-    pass.log.error("dead-letter message is not a job; dropped", { body: body.slice(0, 200) });
-    return;
-  }
-  const events = await failPendingStages(pass.sql, job, "dead_letter", pass.now(), pass.config.processing.webhooks.has(job.appId));
-  pass.log.warn("processing job dead-lettered", { ...job, stages: events.length });
-  await deliverEvents({ sql: pass.sql, webhooks: pass.config.processing.webhooks, log: pass.log, delivery: pass.delivery }, events);
+  return asInvocation("dead-letter", pass, { ...job }, async (p) => {
+    if (!job) {
+      p.log.error("dead-letter message is not a job; dropped", { body: body.slice(0, 200) });
+      return;
+    }
+    const events = await failPendingStages(p.sql, job, "dead_letter", p.now(), p.config.processing.webhooks.has(job.appId));
+    p.log.warn("processing job dead-lettered", { ...job, stages: events.length });
+    await deliverEvents({ sql: p.sql, webhooks: p.config.processing.webhooks, log: p.log, delivery: p.delivery }, events);
+  });
 };
+
+/** The sweep as one invocation. */
+export const runSweep = (pass: PassDeps, dispatcher: Dispatcher) =>
+  asInvocation("sweep", pass, {}, (p) => sweep({ sql: p.sql, dispatcher, webhooks: p.config.processing.webhooks, log: p.log, delivery: p.delivery }, p.now()));
 
 /** `arn:aws:sqs:<region>:<account>:<name>` as a queue URL, when PROCESSING_QUEUE_URL is not set. */
 const queueUrlOf = (record: SQSRecord): string => {
