@@ -7,6 +7,7 @@ import { createRouteHandler, errorResponse } from "../http/pipeline";
 import { classifyError } from "../invocation/classify-error";
 import type { RouteImpl } from "../http/route-call";
 import type { HttpRequest, HttpResponse } from "../http/types";
+import { maxUploadBytes } from "../audio/accepted-types";
 import { localDidDocument } from "./local-did-document";
 import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
@@ -36,8 +37,7 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       response = errorResponse(classifyError(error).failure, requestId);
       response.headers["X-Request-ID"] = requestId;
     }
-    // A request refused before its body was read (an oversized upload) cannot leave the connection reusable.
-    if (!incoming.complete) response.headers.Connection = "close";
+    if (!incoming.complete) finishUnreadBody(incoming, response);
     await writeResponse(outgoing, response, method === "HEAD");
   };
 
@@ -65,6 +65,28 @@ const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query
     sourceIp: incoming.socket.remoteAddress ?? "",
     body: () => incoming,
   };
+};
+
+/** The most of an unread request body the host reads (and discards) so its client can read an early answer. */
+const maxDrainBytes = maxUploadBytes + 1024 * 1024;
+
+/**
+ * A request answered before its body was read (a 401 or 429 before an upload's bytes): closing the connection at
+ * once would reset it under a client that is still sending, which then never reads the answer. So the rest of the
+ * body is read and discarded, and the connection stays usable; a body beyond the upload limit is cut off instead.
+ */
+const finishUnreadBody = (incoming: IncomingMessage, response: HttpResponse) => {
+  const declared = Number(incoming.headers["content-length"]);
+  if (incoming.destroyed || (Number.isFinite(declared) && declared > maxDrainBytes)) {
+    response.headers.Connection = "close";
+    return;
+  }
+  let drained = 0;
+  incoming.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > maxDrainBytes) incoming.socket.destroy();
+  });
+  incoming.resume();
 };
 
 /**
