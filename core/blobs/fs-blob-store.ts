@@ -15,12 +15,19 @@ const isMissing = (error: unknown) => {
   return code === "ENOENT" || code === "ENOTDIR";
 };
 
-/** A Writable into an already opened file that only finishes once the bytes are flushed to disk. */
+/**
+ * A Writable into an already opened file that only finishes once the bytes are flushed to disk. Chunks that queue
+ * up while a write is in flight go down in one writev: an upload arrives in many small socket reads.
+ */
 function fileWriter(opened: FileHandle): Writable {
   let handle: FileHandle | undefined = opened;
   return new Writable({
+    highWaterMark: 1024 * 1024,
     write(chunk: Buffer, _encoding, callback) {
       handle!.write(chunk).then(() => callback(), callback);
+    },
+    writev(chunks, callback) {
+      handle!.writev(chunks.map(({ chunk }) => chunk as Buffer)).then(() => callback(), callback);
     },
     final(callback) {
       handle!
@@ -44,6 +51,14 @@ function fileWriter(opened: FileHandle): Writable {
 }
 
 export function createFsBlobStore(dir: string): FsBlobStore {
+  // Directories this store has made: a mkdir per upload (staging, then the tenant's directory) is measurable.
+  const made = new Set<string>();
+  const ensureDir = async (path: string) => {
+    if (made.has(path)) return;
+    await mkdir(path, { recursive: true });
+    made.add(path);
+  };
+
   const pathOf = (key: string) => {
     assertSafeKey(key);
     return join(dir, ...key.split("/"));
@@ -65,8 +80,17 @@ export function createFsBlobStore(dir: string): FsBlobStore {
     const key = `${stagingPrefix}ingest-${randomUUID()}`;
     const path = pathOf(key);
     // Opened here, not lazily in the stream, so a discard can never race the file's creation.
-    await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, "wx");
+    await ensureDir(dirname(path));
+    let handle;
+    try {
+      handle = await open(path, "wx");
+    } catch (error) {
+      // The directory was removed behind our back (a test, an operator): make it again, once.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      made.delete(dirname(path));
+      await ensureDir(dirname(path));
+      handle = await open(path, "wx");
+    }
     const stream = fileWriter(handle);
     return settleOnce(store, key, stream, async () => {
       stream.destroy();
@@ -141,11 +165,15 @@ export function createFsBlobStore(dir: string): FsBlobStore {
         const info = await statKey(from);
         if (!info || versionOf(info) !== options.ifVersion) throw new Error(`blob ${from} changed before it was moved`);
       }
-      await mkdir(dirname(target), { recursive: true });
+      await ensureDir(dirname(target));
       // link, not rename: it refuses an existing target, so of two racing moves to one key exactly one creates it.
       let created = true;
       try {
-        await link(source, target);
+        await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
+          if (error.code !== "ENOENT" || !made.delete(dirname(target))) throw error;
+          await ensureDir(dirname(target));
+          await link(source, target);
+        });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         created = false;

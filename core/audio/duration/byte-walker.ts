@@ -3,17 +3,18 @@
  * when they straddle chunks) or skips n bytes, then names the next step. Skipping costs nothing per byte, so a
  * container parser touches only headers while the bytes themselves stream past to the hash and the store.
  */
-export interface Step {
-  readonly n: number;
-  readonly read: boolean;
-  readonly then: (bytes: Buffer, at: number) => Step | undefined;
-}
+export type Step =
+  | { readonly n: number; readonly read: true; readonly then: (bytes: Buffer, at: number) => Step | undefined }
+  | { readonly n: number; readonly read: false; readonly then: (at: number) => Step | undefined };
 
 /** Reads `n` bytes starting at absolute offset `at`, then continues with what `then` returns (undefined: stop). */
 export const read = (n: number, then: (bytes: Buffer, at: number) => Step | undefined): Step => ({ n, read: true, then });
 
-/** Skips `n` bytes, then continues with `then()`. */
-export const skip = (n: number, then: (at: number) => Step | undefined): Step => ({ n, read: false, then: (_bytes, at) => then(at) });
+/**
+ * Skips `n` bytes, then continues with `then(at)`, `at` being where the skip began. Pass a function made once, not
+ * a fresh closure per step: walkers take a step per frame or block.
+ */
+export const skip = (n: number, then: (at: number) => Step | undefined): Step => ({ n, read: false, then });
 
 const empty = Buffer.alloc(0);
 
@@ -76,7 +77,7 @@ export class ByteWalker {
   private next(step: Step, bytes: Buffer) {
     const at = this.stepStart;
     this.stepStart = this.offset;
-    this.step = valid(step.then(bytes, at));
+    this.step = valid(step.read ? step.then(bytes, at) : step.then(at));
     this.remaining = this.step?.n ?? 0;
     this.settleEmpty();
   }
@@ -86,7 +87,7 @@ export class ByteWalker {
     while (this.step && this.remaining === 0) {
       const step = this.step;
       this.stepStart = this.offset;
-      this.step = valid(step.then(empty, this.offset));
+      this.step = valid(step.read ? step.then(empty, this.offset) : step.then(this.offset));
       this.remaining = this.step?.n ?? 0;
     }
   }

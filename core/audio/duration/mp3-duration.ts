@@ -94,7 +94,7 @@ export function createMp3Meter(): AudioMeter {
       });
     }
     count(frame, start);
-    return skip(frame.length - 4, () => header);
+    return skip(frame.length - 4, toHeader);
   };
 
   const lost = (at: number): Step | undefined => {
@@ -119,6 +119,8 @@ export function createMp3Meter(): AudioMeter {
     w2 = b[3]!;
     return lost(at + 1);
   });
+
+  const toHeader = () => header;
 
   const slide: Step = read(1, (b, at) => {
     const b3 = b[0]!;

@@ -139,19 +139,30 @@ export function createWebmMeter(): AudioMeter {
     }
   };
 
-  const onBlock = (head: Buffer, simple: boolean): void => {
+  /** The block whose header has been read, counted once all its bytes have arrived. */
+  let arriving: Block | undefined;
+  let arrivingSimple = false;
+
+  const readBlockHead = (head: Buffer): Block | undefined => {
     const number = vint(head, 0, false);
-    if (!number || number.length + 3 > head.length) return;
+    if (!number || number.length + 3 > head.length) return undefined;
     const track = tracks.get(number.value);
-    if (!track || track.type !== 2) return;
+    if (!track || track.type !== 2) return undefined;
     const at = number.length;
     const startNs = (clusterTs + head.readInt16BE(at)) * scale;
     const lacing = (head[at + 2]! >> 1) & 3;
     const frames = lacing === 0 ? 1 : (head[at + 3] ?? 0) + 1;
     const ownNs = track.codec === "A_OPUS" && lacing === 0 && head.length > at + 3 ? opusFrameNs(head[at + 3]!) : undefined;
-    const block = { track, startNs, frames, ownNs };
-    if (simple) settle(block, undefined);
-    else pending = block;
+    return { track, startNs, frames, ownNs };
+  };
+
+  // A block cut short by truncation plays nothing. A SimpleBlock is complete on its own; a Block waits for a
+  // BlockDuration that may follow it in its group.
+  const blockArrived = (): Step | undefined => {
+    if (arriving && arrivingSimple) settle(arriving, undefined);
+    else if (arriving) pending = arriving;
+    arriving = undefined;
+    return element;
   };
 
   // An element header in three reads: the ID's first byte (its length), the rest of the ID with the size's first
@@ -192,6 +203,12 @@ export function createWebmMeter(): AudioMeter {
     return read(idLength, idRest);
   });
 
+  let blockRest = 0;
+  const onBlockHead = (bytes: Buffer): Step | undefined => {
+    arriving = readBlockHead(bytes);
+    return skip(blockRest, blockArrived);
+  };
+
   const body = (id: number, size: number): Step | undefined => {
     switch (id) {
       case ids.info:
@@ -215,13 +232,9 @@ export function createWebmMeter(): AudioMeter {
       case ids.simpleBlock:
       case ids.block: {
         const head = Math.min(size, 16);
-        return read(head, (bytes) =>
-          skip(size - head, () => {
-            // Counted once all its bytes have arrived: a block cut short by truncation plays nothing.
-            onBlock(bytes, id === ids.simpleBlock);
-            return element;
-          }),
-        );
+        arrivingSimple = id === ids.simpleBlock;
+        blockRest = size - head;
+        return read(head, onBlockHead);
       }
       case ids.blockDuration:
         if (size > 8) break;
@@ -231,8 +244,9 @@ export function createWebmMeter(): AudioMeter {
           return element;
         });
     }
-    return skip(size, () => element);
+    return skip(size, toElement);
   };
+  const toElement = () => element;
 
   const walker = new ByteWalker(element);
 
