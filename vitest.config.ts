@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // Migration files import as text, as esbuild's `text` loader bundles them for the deploy-time migration function.
+  plugins: [{ name: "sql-text", transform: (code, id) => (id.endsWith(".sql") ? `export default ${JSON.stringify(code)};` : undefined) }],
   test: {
     include: ["core/**/*.test.ts", "functions/**/*.test.ts", "stacks/**/*.test.ts", "test/**/*.test.ts"],
     // Suites start servers and databases; two cores, so keep parallelism modest.

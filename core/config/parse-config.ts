@@ -5,7 +5,7 @@ import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
 import { isDidWeb } from "../tenancy/did-web";
 import { readVariables } from "./read-variables";
-import { minSecretLength } from "./variable-parsers";
+import { minSecretLength, parseDatabaseUrl } from "./variable-parsers";
 
 export type ConfigLog = {
   error(msg: string, ...extra: Record<string, unknown>[]): void;
@@ -103,6 +103,18 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
   };
 }
 
+/** DATABASE_URL alone, for processes that only touch the database (the deploy-time migration step). */
+export function parseDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
+  const problems: ConfigProblem[] = [];
+  const fail = (variable: string, message: string) => {
+    problems.push({ variable, message });
+    return undefined;
+  };
+  const value = env.DATABASE_URL?.trim();
+  const database = value ? parseDatabaseUrl(value, fail) : fail("DATABASE_URL", "DATABASE_URL is required");
+  if (!database) throw new ConfigError(problems);
+  return database;
+}
 function parseTenants(env: NodeJS.ProcessEnv, log: ConfigLog): Map<string, Tenant> {
   const tokens = parseAppList(
     "SVC_APP_TOKENS",

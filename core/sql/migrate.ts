@@ -9,21 +9,36 @@ const FILE_NAME = /^\d{4}_[A-Za-z0-9_-]+\.sql$/;
 // One lock for all migrators of a database, whichever process they run in.
 const LOCK_KEY = 7_302_116_853;
 
+/** A migration as the runner applies it: its file name (`NNNN_name.sql`) and its SQL text. */
+export interface MigrationFile {
+  name: string;
+  sql: string;
+}
+
+/** Reads the `.sql` files of a directory (the Node host); Lambda bundles carry theirs (`bundled-migrations.ts`). */
+export const readMigrations = async (dir: string): Promise<MigrationFile[]> => {
+  const names = (await readdir(dir)).filter((f) => f.endsWith(".sql"));
+  return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(dir, name), "utf8") })));
+};
+
 /**
- * Applies the `NNNN_name.sql` files of `dir` not yet recorded in schema_migrations, in name order. Each runs,
+ * Applies the migrations (a directory of `NNNN_name.sql` files, or the files themselves) not yet recorded in
+ * schema_migrations, in name order. Each runs,
  * statement by statement (the Data API takes one per call), in its own transaction together with its record,
  * so a failure leaves neither its changes nor its record. Concurrent migrators serialise on an advisory lock
  * and re-check the record under it, so no migration is ever applied twice.
  */
-export const migrate = async (sql: Sql, dir: string): Promise<{ applied: string[] }> => {
-  const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
-  const misnamed = files.filter((f) => !FILE_NAME.test(f));
+export const migrate = async (sql: Sql, source: string | readonly MigrationFile[]): Promise<{ applied: string[] }> => {
+  const files = [...(typeof source === "string" ? await readMigrations(source) : source)].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const misnamed = files.map((f) => f.name).filter((f) => !FILE_NAME.test(f));
   if (misnamed.length) throw new Error(`Migration files must be named NNNN_name.sql: ${misnamed.join(", ")}`);
 
   const recorded = new Set(await appliedNames(sql));
   const applied: string[] = [];
-  for (const name of files.filter((f) => !recorded.has(f))) {
-    const statements = splitStatements(await readFile(path.join(dir, name), "utf8"));
+  for (const { name, sql: text } of files.filter((f) => !recorded.has(f.name))) {
+    const statements = splitStatements(text);
     const ran = await sql
       .transaction(async (tx) => {
         await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);

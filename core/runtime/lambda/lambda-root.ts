@@ -5,6 +5,7 @@ import type { RouteImpl } from "../../http/route-call";
 import { createLogger } from "../../observability/logger";
 import { createCustody } from "../../tenancy/custody";
 import { lambdaHandler, type ApiGatewayHandler } from "../lambda-handler";
+import { loadSstConfig } from "../sst-config";
 import type { PortLoaders } from "./port-loader";
 
 /**
@@ -16,6 +17,7 @@ import type { PortLoaders } from "./port-loader";
 export const lambdaDeps = <U extends PortName>(loaders: PortLoaders<U>): (() => Promise<Deps>) => {
   let deps: Promise<Deps> | undefined;
   const build = async (): Promise<Deps> => {
+    await loadSstConfig(process.env);
     const config = parseConfig(process.env, createLogger("info"));
     const logger = createLogger(config.logLevel);
     const built: Record<string, unknown> = { logger, now: () => new Date() };

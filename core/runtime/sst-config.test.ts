@@ -1,0 +1,58 @@
+import { SSMClient } from "@aws-sdk/client-ssm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSsmStandIn, type SsmStandIn } from "../../test/support/ssm-stand-in";
+import { loadSstConfig } from "./sst-config";
+
+let ssm: SsmStandIn;
+let client: SSMClient;
+beforeAll(async () => {
+  ssm = await startSsmStandIn({
+    "/sst/svc/prod/Secret/SVC_PLAYBACK_SIGNING_KEY/value": "stage-signing-key-0123456789abcdef0123",
+    "/sst/svc/.fallback/Secret/SYSTEM_AUTH_TOKEN/value": "fallback-system-token-0123456789abcdef",
+    "/sst/svc/.fallback/Secret/SVC_PLAYBACK_SIGNING_KEY/value": "fallback-signing-key-must-not-win-000000",
+  });
+  client = new SSMClient({ endpoint: ssm.endpoint, region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+});
+afterAll(async () => {
+  client.destroy();
+  await ssm.stop();
+});
+
+const bound = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ SST_APP: "svc", SST_STAGE: "prod", SST_SSM_PREFIX: "/sst/svc/prod/", ...extra });
+
+describe("SST Config values at cold start", () => {
+  it("fetches each bound secret from SSM into the variable the configuration reads, the stage's value first", async () => {
+    const env = bound({ SST_Secret_value_SVC_PLAYBACK_SIGNING_KEY: "__FETCH_FROM_SSM__" });
+    await loadSstConfig(env, client);
+    expect(env.SVC_PLAYBACK_SIGNING_KEY).toBe("stage-signing-key-0123456789abcdef0123");
+  });
+
+  it("falls back to the app-wide value set with `sst secrets set --fallback`", async () => {
+    const env = bound({ SST_Secret_value_SYSTEM_AUTH_TOKEN: "__FETCH_FROM_SSM__" });
+    await loadSstConfig(env, client);
+    expect(env.SYSTEM_AUTH_TOKEN).toBe("fallback-system-token-0123456789abcdef");
+  });
+
+  it("leaves a secret set nowhere unset, for the configuration check to name", async () => {
+    const env = bound({ SST_Secret_value_ELEVENLABS_API_KEY: "__FETCH_FROM_SSM__" });
+    await loadSstConfig(env, client);
+    expect(env.ELEVENLABS_API_KEY).toBeUndefined();
+  });
+
+  it("copies parameters without calling SSM, and never overrides a variable already set", async () => {
+    const before = ssm.calls.length;
+    const env = bound({ SST_Parameter_value_SVC_PDS_HOST: "pds.example.com", SST_Secret_value_SYSTEM_AUTH_TOKEN: "__FETCH_FROM_SSM__", SYSTEM_AUTH_TOKEN: "set-directly" });
+    await loadSstConfig(env, client);
+    expect(env.SVC_PDS_HOST).toBe("pds.example.com");
+    expect(env.SYSTEM_AUTH_TOKEN).toBe("set-directly");
+    expect(ssm.calls.length).toBe(before);
+  });
+
+  it("asks for at most 10 names per GetParameters call", async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `SECRET_${i}`);
+    const env = bound(Object.fromEntries(names.map((n) => [`SST_Secret_value_${n}`, "__FETCH_FROM_SSM__"])));
+    const before = ssm.calls.length;
+    await loadSstConfig(env, client);
+    expect(ssm.calls.slice(before).every((c) => c.length <= 10)).toBe(true);
+  });
+});

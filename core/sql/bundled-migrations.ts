@@ -1,0 +1,16 @@
+import type { MigrationFile } from "./migrate";
+import posts from "../../migrations/0001_posts.sql";
+import rateLimits from "../../migrations/0002_rate_limits.sql";
+import idempotency from "../../migrations/0003_idempotency.sql";
+import blobs from "../../migrations/0004_blobs.sql";
+
+/**
+ * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
+ * Add a line here with each new migration file; a test compares this list with the folder.
+ */
+export const bundledMigrations: readonly MigrationFile[] = [
+  { name: "0001_posts.sql", sql: posts },
+  { name: "0002_rate_limits.sql", sql: rateLimits },
+  { name: "0003_idempotency.sql", sql: idempotency },
+  { name: "0004_blobs.sql", sql: blobs },
+];

@@ -1,0 +1,275 @@
+import { Match, Template } from "aws-cdk-lib/assertions";
+import type { CfnElement, Stack } from "aws-cdk-lib";
+import type { Function } from "sst/constructs";
+import { App, getStack, use } from "sst/constructs";
+import { initProject } from "sst/project.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { routeList } from "../core/routes";
+import { routePorts, servesTenants, type Port } from "./route-ports";
+import {
+  apiTimeoutSeconds,
+  processingMaxReceives,
+  processingVisibilitySeconds,
+  secretNames,
+  ServiceStack,
+  stageTimeoutSeconds,
+  stagingPrefix,
+} from "./service-stack";
+
+/** The synthesized template of the deploy-mode app, as `sst deploy --stage test` would build it (without bundling). */
+let template: Template;
+let stack: Stack;
+let built: ReturnType<typeof ServiceStack>;
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
+let resources: Record<string, Resource>;
+
+beforeAll(async () => {
+  process.env.SVC_PDS_HOST ??= "pds.example.com";
+  await initProject({ stage: "test" });
+  const app = new App({ mode: "deploy", stage: "test", name: "audio-post-service", region: "us-east-1", account: "123456789012" });
+  const config = (await import("../sst.config")).default;
+  config.stacks(app);
+  stack = getStack(ServiceStack);
+  built = use(ServiceStack);
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+}, 60_000);
+
+const logicalId = (fn: Function) => stack.getLogicalId(fn.node.defaultChild as CfnElement);
+const lambdaOf = (fn: Function) => resources[logicalId(fn)]!;
+const environmentOf = (fn: Function): Record<string, unknown> => lambdaOf(fn).Properties.Environment?.Variables ?? {};
+
+/** Every IAM action granted to the function's role, with the resources it was granted on. */
+const grantsOf = (fn: Function): { actions: string[]; resources: unknown[] }[] => {
+  const role = (lambdaOf(fn).Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+  return Object.values(resources)
+    .filter((r) => r.Type === "AWS::IAM::Policy" && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === role))
+    .flatMap((r) => r.Properties.PolicyDocument.Statement)
+    .map((s: { Action: string | string[]; Resource: unknown }) => ({
+      actions: [s.Action].flat(),
+      resources: [s.Resource].flat(),
+    }));
+};
+const actionsOf = (fn: Function) => grantsOf(fn).flatMap((g) => g.actions);
+
+const serviceFunctions = () => [
+  ...built.routeFunctions.values(),
+  built.stage,
+  built.deadLetter,
+  built.sweep.jobFunction,
+];
+
+describe("HTTP API", () => {
+  it("has a route for every entry of the route table, HEAD where the route answers it, and a catch-all", () => {
+    const keys = Object.values(resources)
+      .filter((r) => r.Type === "AWS::ApiGatewayV2::Route")
+      .map((r) => r.Properties.RouteKey)
+      .sort();
+    const expected = routeList.flatMap((r) => [`${r.method} ${r.path}`, ...("head" in r && r.head ? [`HEAD ${r.path}`] : [])]);
+    expect(keys).toEqual([...expected, "$default"].sort());
+  });
+
+  it("carries no CORS configuration", () => {
+    template.hasResourceProperties("AWS::ApiGatewayV2::Api", { ProtocolType: "HTTP", CorsConfiguration: Match.absent() });
+  });
+
+  it("sends unknown paths to the envelope 404 function", () => {
+    const fn = built.api.getFunction("$default")!;
+    expect(fn).toBeDefined();
+    expect(Object.keys(lambdaOf(fn).Properties.Environment?.Variables ?? {}).filter((k) => !k.startsWith("SST_") && !k.startsWith("AWS_"))).toEqual([]);
+    expect(grantsOf(fn).flatMap((g) => g.actions).filter((a) => !a.startsWith("xray:"))).toEqual([]);
+  });
+});
+
+describe("functions", () => {
+  it("run on nodejs22.x, arm64", () => {
+    for (const fn of [...serviceFunctions(), built.rendition, built.migrate]) {
+      expect(lambdaOf(fn).Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"] });
+    }
+  });
+
+  it("run with NODE_ENV=production", () => {
+    for (const fn of [...serviceFunctions(), built.rendition, built.migrate]) expect(environmentOf(fn).NODE_ENV).toBe("production");
+  });
+
+  it("hold no secret in plain text: each is an SST Config secret fetched from SSM", () => {
+    const json = JSON.stringify(template.toJSON());
+    for (const fn of [...serviceFunctions(), built.rendition]) {
+      const env = environmentOf(fn);
+      for (const name of secretNames) {
+        expect(env[name]).toBeUndefined();
+        if (`SST_Secret_value_${name}` in env) expect(env[`SST_Secret_value_${name}`]).toBe("__FETCH_FROM_SSM__");
+      }
+    }
+    for (const name of secretNames) expect(json).not.toMatch(new RegExp(`"${name}":`));
+  });
+
+  describe.each(routeList.flatMap((r) => [`${r.method} ${r.path}`, ...("head" in r && r.head ? [`HEAD ${r.path}`] : [])]))("%s", (key) => {
+    const route = routeList.find((r) => key.endsWith(` ${r.path}`) && (key.startsWith(r.method) || key.startsWith("HEAD")))!;
+    const ports = new Set<Port>(routePorts(route));
+
+    it("gets exactly the variables its route uses", () => {
+      const fn = built.routeFunctions.get(key)!;
+      const env = environmentOf(fn);
+      const expected = new Set([
+        "NODE_ENV", "DATABASE_URL", "LOG_LEVEL", "CLIENT_IP_SOURCE", "SVC_GIT_SHA", "SVC_DEPLOYED_AT", "SVC_PUBLIC_BASE_URL",
+        "SST_Secret_value_SVC_PLAYBACK_SIGNING_KEY", "SST_Parameter_value_SVC_PDS_HOST",
+        ...(servesTenants(route) ? ["SST_Secret_value_SVC_APP_TOKENS", "SST_Parameter_value_SVC_APP_DIDS"] : []),
+        ...(ports.has("blobs") ? ["SVC_BLOB_BUCKET"] : []),
+        ...(ports.has("dispatch") ? ["PROCESSING_QUEUE_URL"] : []),
+        ...(ports.has("providers") || route.auth === ("system" as string) ? ["SST_Secret_value_SYSTEM_AUTH_TOKEN"] : []),
+        ...(ports.has("providers")
+          ? ["SVC_RENDITION_SERVICE_URL", "SVC_PLATFORM_TRANSCRIBER", "SST_Secret_value_ELEVENLABS_API_KEY", "SST_Secret_value_SVC_APP_WEBHOOK_SECRETS"]
+          : []),
+      ]);
+      const own = Object.keys(env).filter((k) => !["SST_APP", "SST_STAGE", "SST_SSM_PREFIX", "AWS_NODEJS_CONNECTION_REUSE_ENABLED"].includes(k));
+      expect(own.sort()).toEqual([...expected].sort());
+    });
+
+    it("gets exactly the permissions its route uses", () => {
+      const actions = actionsOf(built.routeFunctions.get(key)!);
+      expect(actions.some((a) => a.startsWith("rds-data:"))).toBe(ports.has("sql"));
+      expect(actions.some((a) => a.startsWith("s3:"))).toBe(ports.has("blobs"));
+      expect(actions.includes("sqs:SendMessage")).toBe(ports.has("dispatch"));
+      expect(actions.some((a) => a.startsWith("transcribe:"))).toBe(ports.has("providers"));
+      expect(actions.some((a) => a.startsWith("sqs:Receive"))).toBe(false);
+    });
+
+    it(`times out within API Gateway's 30 s`, () => {
+      const timeout = lambdaOf(built.routeFunctions.get(key)!).Properties.Timeout;
+      expect(timeout).toBeGreaterThanOrEqual(apiTimeoutSeconds);
+      expect(timeout).toBeLessThan(30);
+    });
+  });
+});
+
+describe("blob bucket", () => {
+  it("is private, encrypted and TLS-only, and expires staged uploads after a day", () => {
+    template.hasResourceProperties("AWS::S3::Bucket", {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: {
+        Rules: [Match.objectLike({ Prefix: stagingPrefix, ExpirationInDays: 1, Status: "Enabled" })],
+      },
+    });
+    template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]) },
+    });
+  });
+
+  it("stages uploads under the prefix the lifecycle rule expires", async () => {
+    const { readFile } = await import("node:fs/promises");
+    expect(await readFile(new URL("../core/audio/presigned-upload.ts", import.meta.url), "utf8")).toContain("`staging/${appId}/${uploadId}`");
+  });
+});
+
+describe("database", () => {
+  it("is Aurora PostgreSQL Serverless v2 with the Data API, encrypted, scaling from 0 ACU", () => {
+    template.hasResourceProperties("AWS::RDS::DBCluster", {
+      Engine: "aurora-postgresql",
+      EnableHttpEndpoint: true,
+      StorageEncrypted: true,
+      DatabaseName: "svc",
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: Match.anyValue() },
+    });
+    template.hasResourceProperties("AWS::RDS::DBInstance", { DBInstanceClass: "db.serverless", Engine: "aurora-postgresql" });
+  });
+
+  it("keeps its credentials in a generated Secrets Manager secret attached to the cluster", () => {
+    template.hasResourceProperties("AWS::SecretsManager::Secret", { GenerateSecretString: Match.objectLike({ GenerateStringKey: "password" }) });
+    template.resourceCountIs("AWS::SecretsManager::SecretTargetAttachment", 1);
+  });
+
+  it("is reached by functions outside the VPC through DATABASE_URL=rds-data://", () => {
+    for (const fn of serviceFunctions()) {
+      expect(lambdaOf(fn).Properties.VpcConfig).toBeUndefined();
+      expect(JSON.stringify(environmentOf(fn).DATABASE_URL)).toMatch(/rds-data:\/\/svc\?resourceArn=/);
+    }
+  });
+});
+
+describe("processing queue", () => {
+  it("redrives to the dead-letter queue after 3 receives", () => {
+    const deadLetterId = stack.getLogicalId(built.deadLetters.node.defaultChild as CfnElement);
+    template.hasResourceProperties("AWS::SQS::Queue", {
+      RedrivePolicy: { maxReceiveCount: processingMaxReceives, deadLetterTargetArn: { "Fn::GetAtt": [deadLetterId, "Arn"] } },
+    });
+    expect(processingMaxReceives).toBe(3);
+  });
+
+  it("hides a message for six times the stage function's timeout", () => {
+    const queue = resources[stack.getLogicalId(built.queue.cdk.queue.node.defaultChild as CfnElement)]!;
+    expect(queue.Properties.VisibilityTimeout).toBe(processingVisibilitySeconds);
+    expect(lambdaOf(built.stage).Properties.Timeout).toBe(stageTimeoutSeconds);
+    expect(queue.Properties.VisibilityTimeout).toBe(6 * lambdaOf(built.stage).Properties.Timeout);
+  });
+
+  it("feeds the stage function and the dead-letter consumer one message at a time", () => {
+    const mappings = Object.values(resources).filter((r) => r.Type === "AWS::Lambda::EventSourceMapping");
+    const byFunction = (fn: Function) => mappings.find((m) => m.Properties.FunctionName.Ref === logicalId(fn));
+    expect(byFunction(built.stage)?.Properties).toMatchObject({ BatchSize: 1 });
+    expect(byFunction(built.deadLetter)?.Properties).toMatchObject({ BatchSize: 1 });
+    const queueArn = (q: CfnElement) => ({ "Fn::GetAtt": [stack.getLogicalId(q), "Arn"] });
+    expect(byFunction(built.stage)?.Properties.EventSourceArn).toEqual(queueArn(built.queue.cdk.queue.node.defaultChild as CfnElement));
+    expect(byFunction(built.deadLetter)?.Properties.EventSourceArn).toEqual(queueArn(built.deadLetters.node.defaultChild as CfnElement));
+  });
+
+  it("lets the stage function receive, and the create and PATCH routes only send", () => {
+    expect(actionsOf(built.stage)).toEqual(expect.arrayContaining(["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"]));
+    expect(actionsOf(built.deadLetter)).toEqual(expect.arrayContaining(["sqs:ReceiveMessage", "sqs:DeleteMessage"]));
+  });
+});
+
+describe("workers", () => {
+  it("run the stage pass with the queue, bucket, database and providers", () => {
+    const env = environmentOf(built.stage);
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(["DATABASE_URL", "SVC_BLOB_BUCKET", "PROCESSING_QUEUE_URL", "SVC_RENDITION_SERVICE_URL"]));
+    expect(env.SVC_PLATFORM_TRANSCRIBER).toBe("aws-transcribe");
+    expect(actionsOf(built.stage)).toEqual(expect.arrayContaining(["transcribe:StartTranscriptionJob", "transcribe:GetTranscriptionJob"]));
+  });
+
+  it("sweeps every 5 minutes", () => {
+    template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "rate(5 minutes)",
+      Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [logicalId(built.sweep.jobFunction), "Arn"] } })],
+    });
+  });
+});
+
+describe("rendition service", () => {
+  it("is a Lambda behind a function URL (no CORS) with arm64 ffmpeg in a layer", () => {
+    template.hasResourceProperties("AWS::Lambda::Url", {
+      AuthType: "NONE",
+      Cors: Match.absent(),
+      TargetFunctionArn: { "Fn::GetAtt": [logicalId(built.rendition), "Arn"] },
+    });
+    template.hasResourceProperties("AWS::Lambda::LayerVersion", { CompatibleArchitectures: ["arm64"] });
+    expect(lambdaOf(built.rendition).Properties.Layers).toHaveLength(1);
+    expect(environmentOf(built.rendition).FFMPEG_PATH).toBe("/opt/bin/ffmpeg");
+    expect(environmentOf(built.rendition).SST_Secret_value_SYSTEM_AUTH_TOKEN).toBe("__FETCH_FROM_SSM__");
+  });
+
+  it("is wired into the functions that use providers: its URL and the token they send", () => {
+    const url = { "Fn::GetAtt": [stack.getLogicalId(built.rendition.node.findChild("FunctionUrl").node.defaultChild as CfnElement), "FunctionUrl"] };
+    for (const fn of [built.stage, built.routeFunctions.get("GET /api/v1/audio")!]) {
+      expect(environmentOf(fn).SVC_RENDITION_SERVICE_URL).toEqual(url);
+      expect(environmentOf(fn).SST_Secret_value_SYSTEM_AUTH_TOKEN).toBe("__FETCH_FROM_SSM__");
+    }
+  });
+});
+
+describe("migrations", () => {
+  it("run at every deploy through an SST Script over the Data API", () => {
+    template.hasResourceProperties("Custom::SSTScript", {
+      UserCreateFunction: { Ref: logicalId(built.migrate) },
+      UserUpdateFunction: { Ref: logicalId(built.migrate) },
+      Version: Match.anyValue(),
+    });
+    expect(actionsOf(built.migrate)).toEqual(expect.arrayContaining(["rds-data:ExecuteStatement", "rds-data:BeginTransaction"]));
+  });
+
+  it("finish before any function that serves is updated", () => {
+    const [scriptId] = Object.entries(resources).find(([, r]) => r.Type === "Custom::SSTScript")!;
+    for (const fn of serviceFunctions()) expect(lambdaOf(fn).DependsOn ?? []).toContain(scriptId);
+  });
+});

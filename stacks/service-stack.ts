@@ -1,0 +1,217 @@
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import * as ec2 from "aws-cdk-lib/aws-ec2";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import * as rds from "aws-cdk-lib/aws-rds";
+import * as s3 from "aws-cdk-lib/aws-s3";
+import * as sqs from "aws-cdk-lib/aws-sqs";
+import { useProject } from "sst/project.js";
+import { Api, Config, Cron, Function, Queue, Script, type StackContext } from "sst/constructs";
+import type { AuthPolicy } from "../core/http/route";
+import { routeList } from "../core/routes";
+import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";
+import { routePorts, servesTenants, type Port } from "./route-ports";
+import { stageParameters } from "./stage-parameters";
+
+/** API functions answer within API Gateway's 30 s; most in far less. */
+export const apiTimeoutSeconds = 10;
+/** Routes that stream a whole upload from S3 or render an mp3 on demand. */
+const longRouteFiles = new Set(["complete-upload", "get-audio"]);
+const longApiTimeoutSeconds = 29;
+/** The stage function runs a whole processing pass (CONTRACT.md section 12). */
+export const stageTimeoutSeconds = 900;
+/** AWS's advice for SQS event sources: six times the function timeout, so a running pass is never redelivered. */
+export const processingVisibilitySeconds = 6 * stageTimeoutSeconds;
+export const processingMaxReceives = 3;
+export const stagingPrefix = "staging/";
+export const databaseName = "svc";
+
+/** Values the service reads as secrets: SST Config secrets, set per stage with `sst secrets set`. */
+export const secretNames = [
+  "SVC_APP_TOKENS",
+  "SVC_APP_WEBHOOK_SECRETS",
+  "SVC_PLAYBACK_SIGNING_KEY",
+  "SYSTEM_AUTH_TOKEN",
+  "ELEVENLABS_API_KEY",
+] as const;
+type SecretName = (typeof secretNames)[number];
+
+/**
+ * The whole deployment (CONTRACT.md section 14): Aurora Serverless v2 behind the Data API, the blob bucket, the
+ * processing queue with its dead-letter queue, one Lambda per route of the route table behind an HTTP API (no CORS,
+ * a catch-all answering the envelope 404), the stage, dead-letter and sweep functions, the rendition service behind
+ * a function URL, and a migration step every other function waits for.
+ */
+export function ServiceStack({ app, stack }: StackContext) {
+  const parameters = stageParameters(app.stage);
+
+  // Aurora PostgreSQL Serverless v2 with the Data API. Functions stay outside the VPC and reach it over HTTPS.
+  const vpc = new ec2.Vpc(stack, "DatabaseVpc", {
+    maxAzs: 2,
+    natGateways: 0,
+    subnetConfiguration: [{ name: "database", subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+  });
+  const cluster = new rds.DatabaseCluster(stack, "Database", {
+    engine: rds.DatabaseClusterEngine.auroraPostgres({ version: rds.AuroraPostgresEngineVersion.VER_16_6 }),
+    writer: rds.ClusterInstance.serverlessV2("writer"),
+    serverlessV2MinCapacity: 0,
+    serverlessV2MaxCapacity: 4,
+    enableDataApi: true,
+    defaultDatabaseName: databaseName,
+    credentials: rds.Credentials.fromGeneratedSecret("svc_admin"),
+    storageEncrypted: true,
+    vpc,
+    vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+    removalPolicy: app.stage === "production" ? RemovalPolicy.SNAPSHOT : RemovalPolicy.DESTROY,
+  });
+  const databaseUrl = `rds-data://${databaseName}?resourceArn=${cluster.clusterArn}&secretArn=${cluster.secret!.secretArn}&region=${stack.region}`;
+
+  const bucket = new s3.Bucket(stack, "Blobs", {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    lifecycleRules: [
+      { id: "expire-staged-uploads", prefix: stagingPrefix, expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ],
+  });
+
+  const secrets = Object.fromEntries(secretNames.map((name) => [name, new Config.Secret(stack, name)])) as Record<
+    SecretName,
+    Config.Secret
+  >;
+  const parameter = (name: string, value: string) => new Config.Parameter(stack, name, { value });
+  const pdsHost = parameter("SVC_PDS_HOST", parameters.pdsHost);
+  const appDids = parameter("SVC_APP_DIDS", parameters.appDids);
+
+  const transcribe = new iam.PolicyStatement({
+    actions: ["transcribe:StartTranscriptionJob", "transcribe:GetTranscriptionJob", "transcribe:DeleteTranscriptionJob"],
+    resources: ["*"],
+  });
+
+  const ffmpeg = new lambda.LayerVersion(stack, "FfmpegArm64", {
+    code: lambda.Code.fromAsset(ffmpegArm64LayerDir(useProject().paths.root)),
+    compatibleArchitectures: [lambda.Architecture.ARM_64],
+    description: "ffmpeg (linux arm64) from @ffmpeg-installer/linux-arm64",
+  });
+  const rendition = new Function(stack, "Rendition", {
+    handler: "functions/rendition.handler",
+    timeout: 300,
+    memorySize: 2048,
+    diskSize: 2048,
+    layers: [ffmpeg],
+    url: { authorizer: "none", cors: false },
+    environment: { NODE_ENV: "production", SVC_BLOB_BUCKET: bucket.bucketName, FFMPEG_PATH: ffmpegLayerPath },
+    bind: [secrets.SYSTEM_AUTH_TOKEN],
+  });
+  bucket.grantReadWrite(rendition);
+
+  const deadLetters = new sqs.Queue(stack, "ProcessingDeadLetters", {
+    retentionPeriod: Duration.days(14),
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+  });
+  const queue = new Queue(stack, "Processing", {
+    cdk: {
+      queue: {
+        visibilityTimeout: Duration.seconds(processingVisibilitySeconds),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        deadLetterQueue: { queue: deadLetters, maxReceiveCount: processingMaxReceives },
+      },
+    },
+  });
+
+  /** Turns a function's ports into its variables, secrets and permissions, and nothing more. */
+  const wire = (fn: Function, ports: readonly Port[], opts: { tenants?: boolean; systemToken?: boolean } = {}) => {
+    const bind: (Config.Secret | Config.Parameter)[] = [secrets.SVC_PLAYBACK_SIGNING_KEY, pdsHost];
+    const environment: Record<string, string> = {
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: parameters.logLevel,
+      CLIENT_IP_SOURCE: "edge",
+      SVC_GIT_SHA: parameters.gitSha,
+      SVC_DEPLOYED_AT: parameters.deployedAt,
+    };
+    if (opts.tenants) bind.push(secrets.SVC_APP_TOKENS, appDids);
+    if (opts.systemToken || ports.includes("providers")) bind.push(secrets.SYSTEM_AUTH_TOKEN);
+    if (ports.includes("sql")) cluster.grantDataApiAccess(fn);
+    if (ports.includes("blobs")) {
+      environment.SVC_BLOB_BUCKET = bucket.bucketName;
+      bucket.grantReadWrite(fn);
+    }
+    if (ports.includes("dispatch")) {
+      environment.PROCESSING_QUEUE_URL = queue.queueUrl;
+      queue.cdk.queue.grantSendMessages(fn);
+    }
+    if (ports.includes("providers")) {
+      environment.SVC_RENDITION_SERVICE_URL = rendition.url!;
+      environment.SVC_PLATFORM_TRANSCRIBER = "aws-transcribe";
+      bind.push(secrets.ELEVENLABS_API_KEY, secrets.SVC_APP_WEBHOOK_SECRETS);
+      fn.attachPermissions([transcribe]);
+    }
+    for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
+    fn.bind([...new Set(bind)]);
+    return fn;
+  };
+
+  // Every function waits for the migrations of its own deploy, so new code never meets an old schema.
+  const migrate = new Function(stack, "Migrate", {
+    handler: "functions/migrate.handler",
+    timeout: 900,
+    nodejs: { loader: { ".sql": "text" } },
+    environment: { NODE_ENV: "production", DATABASE_URL: databaseUrl },
+  });
+  cluster.grantDataApiAccess(migrate);
+  const migration = new Script(stack, "Migrations", { onCreate: migrate, onUpdate: migrate });
+  migration.node.addDependency(cluster);
+  const afterMigrations = (fn: Function) => fn.node.addDependency(migration);
+
+  const stage = new Function(stack, "Stage", { handler: "functions/process-queue.handler", timeout: stageTimeoutSeconds });
+  wire(stage, ["sql", "blobs", "dispatch", "providers"]);
+  queue.addConsumer(stack, { function: stage, cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } } });
+
+  const deadLetter = new Function(stack, "DeadLetter", { handler: "functions/dead-letter.handler", timeout: 60 });
+  wire(deadLetter, ["sql", "providers"]);
+  deadLetter.addEventSource(new SqsEventSource(deadLetters, { batchSize: 1 }));
+
+  const sweep = new Cron(stack, "Sweep", {
+    schedule: "rate(5 minutes)",
+    job: { function: { handler: "functions/sweep.handler", timeout: 60 } },
+  });
+  wire(sweep.jobFunction, ["sql", "dispatch", "providers"]);
+
+  const routeFunctions = new Map<string, Function>();
+  const routeKeys = routeList.flatMap((route) =>
+    [`${route.method} ${route.path}`, ...("head" in route && route.head ? [`HEAD ${route.path}`] : [])].map((key) => ({ key, route })),
+  );
+  const api = new Api(stack, "Api", {
+    cors: false,
+    routes: {
+      ...Object.fromEntries(routeKeys.map(({ key, route }) => [key, `functions/${route.file}.handler`])),
+      // Unknown paths get the service's envelope 404, not API Gateway's own.
+      $default: "functions/not-found.handler",
+    },
+    defaults: { function: { timeout: apiTimeoutSeconds } },
+  });
+  for (const { key, route } of routeKeys) {
+    const fn = api.getFunction(key)!;
+    routeFunctions.set(key, fn);
+    wire(fn, routePorts(route), { tenants: servesTenants(route), systemToken: (route.auth as AuthPolicy) === "system" });
+    fn.addEnvironment("SVC_PUBLIC_BASE_URL", api.url);
+    if (longRouteFiles.has(route.file)) (fn.node.defaultChild as lambda.CfnFunction).timeout = longApiTimeoutSeconds;
+    afterMigrations(fn);
+  }
+  for (const fn of [stage, deadLetter, sweep.jobFunction]) {
+    fn.addEnvironment("SVC_PUBLIC_BASE_URL", api.url);
+    afterMigrations(fn);
+  }
+
+  stack.addOutputs({
+    url: api.url,
+    renditionUrl: rendition.url!,
+    bucket: bucket.bucketName,
+    queue: queue.queueUrl,
+    deadLetterQueue: deadLetters.queueUrl,
+    databaseArn: cluster.clusterArn,
+  });
+  return { api, routeFunctions, bucket, cluster, queue, deadLetters, rendition, stage, deadLetter, sweep, migrate, migration };
+}
