@@ -10,7 +10,8 @@ export default {
       runtime: "nodejs22.x",
       architecture: "arm_64",
       // Minified, with the AWS SDK bundled at the version the tests ran (not the runtime's own copy).
-      nodejs: { format: "esm", minify: true },
+      // keepNames off: 50 KB less per bundle; nothing here reads a class or function name at run time.
+      nodejs: { format: "esm", minify: true, esbuild: { keepNames: false } },
     });
     app.stack(ServiceStack, { id: "service" });
   },

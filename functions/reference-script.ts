@@ -1,8 +1,12 @@
-import { defineRoute } from "../core/http/route";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
+import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
+import { deployedScriptName } from "../core/openapi/reference-script-file";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 
 export const route = defineRoute({
@@ -18,20 +22,33 @@ export const route = defineRoute({
   internal: true,
 });
 
-let script: Promise<Buffer> | undefined;
-// The package's exports hide its browser bundle, so find it beside the package's entry point.
-const loadScript = () =>
-  (script ??= readFile(
-    path.join(path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser/standalone.js"),
-  ));
+// On Lambda the script sits beside the bundle (no node_modules there; see stacks/service-stack.ts); elsewhere the
+// package's exports hide its browser bundle, so find it beside the package's entry point.
+const scriptPath = () => {
+  const deployed = path.join(process.env.LAMBDA_TASK_ROOT ?? "/nonexistent", deployedScriptName);
+  if (existsSync(deployed)) return deployed;
+  return path.join(path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser/standalone.js");
+};
 
-const impl = implement(route, async () => ({
-  raw: {
-    status: 200,
-    headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=86400" },
-    body: await loadScript(),
-  },
-}));
+let script: Promise<Buffer> | undefined;
+let gzipped: Promise<Buffer> | undefined;
+const loadScript = () => (script ??= readFile(scriptPath()));
+// 4.3 MB raw is 5.8 MB once base64-encoded for Lambda, at its 6 MB response limit; gzip brings it to about 1.3 MB.
+const loadGzipped = () => (gzipped ??= loadScript().then((raw) => promisify(gzip)(raw)));
+
+const acceptsGzip = (header: string | undefined) =>
+  (header ?? "").split(",").some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(";");
+    return (coding === "gzip" || coding === "*") && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+  });
+
+const impl = implement(route, async (call) => {
+  const headers = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=86400", Vary: "Accept-Encoding" };
+  if (acceptsGzip(call.req.headers["accept-encoding"])) {
+    return { raw: { status: 200, headers: { ...headers, "Content-Encoding": "gzip" }, body: await loadGzipped() } };
+  }
+  return { raw: { status: 200, headers, body: await loadScript() } };
+});
 
 export default impl;
 export const handler = lambda(impl, {});

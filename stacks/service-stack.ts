@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import path from "node:path";
 import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import * as ec2 from "aws-cdk-lib/aws-ec2";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -10,6 +12,7 @@ import { useProject } from "sst/project.js";
 import { Api, Config, Cron, Function, Queue, Script, type StackContext } from "sst/constructs";
 import type { AuthPolicy } from "../core/http/route";
 import { routeList } from "../core/routes";
+import { deployedScriptName } from "../core/openapi/reference-script-file";
 import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";
 import { routePorts, servesTenants, type Port } from "./route-ports";
 import { stageParameters } from "./stage-parameters";
@@ -26,6 +29,12 @@ export const processingVisibilitySeconds = 6 * stageTimeoutSeconds;
 export const processingMaxReceives = 3;
 export const stagingPrefix = "staging/";
 export const databaseName = "svc";
+
+/** Files a route reads beside its bundle: the reference page's script (4.3 MB) stays out of the JavaScript bundle. */
+const routeFiles = (root: string): Record<string, { from: string; to: string }[]> => {
+  const scalar = path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference"));
+  return { "reference-script": [{ from: path.relative(root, path.join(scalar, "browser/standalone.js")), to: deployedScriptName }] };
+};
 
 /** Values the service reads as secrets: SST Config secrets, set per stage with `sst secrets set`. */
 export const secretNames = [
@@ -47,8 +56,9 @@ export function ServiceStack({ app, stack }: StackContext) {
   const parameters = stageParameters(app.stage);
 
   // Aurora PostgreSQL Serverless v2 with the Data API. Functions stay outside the VPC and reach it over HTTPS.
+  // Two named zones rather than maxAzs, which would make every synth look the zones up in the account.
   const vpc = new ec2.Vpc(stack, "DatabaseVpc", {
-    maxAzs: 2,
+    availabilityZones: parameters.availabilityZones ?? [`${stack.region}a`, `${stack.region}b`],
     natGateways: 0,
     subnetConfiguration: [{ name: "database", subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
   });
@@ -186,7 +196,12 @@ export function ServiceStack({ app, stack }: StackContext) {
   const api = new Api(stack, "Api", {
     cors: false,
     routes: {
-      ...Object.fromEntries(routeKeys.map(({ key, route }) => [key, `functions/${route.file}.handler`])),
+      ...Object.fromEntries(
+        routeKeys.map(({ key, route }) => [
+          key,
+          { function: { handler: `functions/${route.file}.handler`, copyFiles: routeFiles(useProject().paths.root)[route.file] } },
+        ]),
+      ),
       // Unknown paths get the service's envelope 404, not API Gateway's own.
       $default: "functions/not-found.handler",
     },

@@ -1,24 +1,25 @@
-import { SSMClient } from "@aws-sdk/client-ssm";
+import { Sha256 } from "@aws-crypto/sha256-js";
+import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSsmStandIn, type SsmStandIn } from "../../test/support/ssm-stand-in";
 import { loadSstConfig } from "./sst-config";
+import { signedHeaders, ssmParameters, type SsmParameters } from "./ssm-parameters";
 
 let ssm: SsmStandIn;
-let client: SSMClient;
+let client: SsmParameters;
 beforeAll(async () => {
   ssm = await startSsmStandIn({
     "/sst/svc/prod/Secret/SVC_PLAYBACK_SIGNING_KEY/value": "stage-signing-key-0123456789abcdef0123",
     "/sst/svc/.fallback/Secret/SYSTEM_AUTH_TOKEN/value": "fallback-system-token-0123456789abcdef",
     "/sst/svc/.fallback/Secret/SVC_PLAYBACK_SIGNING_KEY/value": "fallback-signing-key-must-not-win-000000",
   });
-  client = new SSMClient({ endpoint: ssm.endpoint, region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+  client = ssmParameters({ AWS_ENDPOINT_URL_SSM: ssm.endpoint, AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" });
 });
 afterAll(async () => {
-  client.destroy();
   await ssm.stop();
 });
 
-const bound = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ SST_APP: "svc", SST_STAGE: "prod", SST_SSM_PREFIX: "/sst/svc/prod/", ...extra });
+const bound = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ AWS_ENDPOINT_URL_SSM: "http://127.0.0.1:9", SST_APP: "svc", SST_STAGE: "prod", SST_SSM_PREFIX: "/sst/svc/prod/", ...extra });
 
 describe("SST Config values at cold start", () => {
   it("fetches each bound secret from SSM into the variable the configuration reads, the stage's value first", async () => {
@@ -54,5 +55,36 @@ describe("SST Config values at cold start", () => {
     const before = ssm.calls.length;
     await loadSstConfig(env, client);
     expect(ssm.calls.slice(before).every((c) => c.length <= 10)).toBe(true);
+  });
+});
+
+describe("SSM GetParameters request", () => {
+  it("is signed with Signature Version 4 exactly as the AWS SDK signs it", async () => {
+    const env = { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", AWS_SESSION_TOKEN: "session-token" };
+    const at = new Date("2026-11-22T03:30:00.000Z");
+    const body = JSON.stringify({ Names: ["/sst/svc/prod/Secret/X/value"], WithDecryption: true });
+    const ours = signedHeaders(env, "eu-west-1", "ssm.eu-west-1.amazonaws.com", body, at);
+    const sdk = await new SignatureV4({
+      service: "ssm",
+      region: "eu-west-1",
+      sha256: Sha256,
+      applyChecksum: false,
+      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN },
+    }).sign(
+      {
+        method: "POST",
+        protocol: "https:",
+        hostname: "ssm.eu-west-1.amazonaws.com",
+        path: "/",
+        headers: {
+          host: "ssm.eu-west-1.amazonaws.com",
+          "content-type": "application/x-amz-json-1.1",
+          "x-amz-target": "AmazonSSM.GetParameters",
+        },
+        body,
+      },
+      { signingDate: at },
+    );
+    expect(ours.authorization).toBe(sdk.headers.authorization);
   });
 });

@@ -1,4 +1,4 @@
-import { GetParametersCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { ssmParameters, type SsmParameters } from "./ssm-parameters";
 
 /** The value SST binds in place of a secret; the function fetches it from SSM. */
 export const fetchFromSsm = "__FETCH_FROM_SSM__";
@@ -12,7 +12,7 @@ const binding = /^SST_(Secret|Parameter)_value_(.+)$/;
  */
 export const loadSstConfig = async (
   env: NodeJS.ProcessEnv,
-  client?: Pick<SSMClient, "send">,
+  ssm: SsmParameters = ssmParameters(env),
 ): Promise<void> => {
   const wanted: string[] = [];
   for (const [key, value] of Object.entries(env)) {
@@ -24,7 +24,6 @@ export const loadSstConfig = async (
     else wanted.push(name);
   }
   if (!wanted.length) return;
-  const ssm = client ?? new SSMClient({});
   const stagePath = (name: string) => `${env.SST_SSM_PREFIX ?? ""}Secret/${name}/value`;
   const fallbackPath = (name: string) => `/sst/${env.SST_APP}/.fallback/Secret/${name}/value`;
   const stage = await getParameters(ssm, wanted.map(stagePath));
@@ -37,11 +36,10 @@ export const loadSstConfig = async (
 };
 
 /** GetParameters takes at most 10 names per call. */
-const getParameters = async (ssm: Pick<SSMClient, "send">, names: string[]): Promise<Map<string, string>> => {
+const getParameters = async (ssm: SsmParameters, names: string[]): Promise<Map<string, string>> => {
   const found = new Map<string, string>();
   for (let i = 0; i < names.length; i += 10) {
-    const out = await ssm.send(new GetParametersCommand({ Names: names.slice(i, i + 10), WithDecryption: true }));
-    for (const p of out.Parameters ?? []) if (p.Name && p.Value !== undefined) found.set(p.Name, p.Value);
+    for (const [name, value] of (await ssm.get(names.slice(i, i + 10))).found) found.set(name, value);
   }
   return found;
 };
