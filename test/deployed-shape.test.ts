@@ -1,0 +1,306 @@
+import { randomBytes } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { buildApp } from "fauxqs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routeList } from "../core/routes";
+import { audioFixture } from "./support/audio-fixtures";
+import { startDataApiEmulator, type DataApiEmulator } from "./support/data-api-emulator";
+import { startDidServer } from "./support/did-server";
+import { startLambdaContainer, type LambdaContainer } from "./support/lambda-container";
+import { multipartBody } from "./support/multipart-body";
+import { startS3Emulator, type S3Emulator } from "./support/s3-emulator";
+import { appName, sstBuild, type CfnValue, type Deployment } from "./support/sst-build";
+import { startSsmStandIn, type SsmStandIn } from "./support/ssm-stand-in";
+import { apiGatewayEvent } from "./support/test-service";
+
+/**
+ * The deployment as AWS would run it, offline: `sst build` bundles every function as it deploys them, and each
+ * bundle runs in its own Node 22 process (the nodejs22.x runtime) with exactly the variables the template gives it,
+ * its references resolved to loopback emulators: the Data API (over PGlite), S3 (s3rver), SQS (fauxqs), SSM for the
+ * Config secrets. The database starts empty and is migrated by the migration step.
+ */
+const stage = "smoke";
+const pdsHost = "pds.smoke.test";
+const token = randomBytes(24).toString("hex");
+const secrets = {
+  SVC_APP_TOKENS: `alpha:${token}`,
+  SVC_PLAYBACK_SIGNING_KEY: randomBytes(24).toString("hex"),
+  SYSTEM_AUTH_TOKEN: randomBytes(24).toString("hex"),
+};
+const apiEndpoint = "https://smokeapi.execute-api.us-east-1.amazonaws.com";
+const region = "us-east-1";
+
+let deployment: Deployment;
+let did: Awaited<ReturnType<typeof startDidServer>>;
+let dataApi: DataApiEmulator;
+let s3: S3Emulator;
+let ssm: SsmStandIn;
+let sqsApp: ReturnType<typeof buildApp>;
+let sqsEndpoint: string;
+let queues: { processing: string; deadLetters: string };
+const containers = new Map<string, LambdaContainer>();
+
+const byType = (type: string) => Object.entries(deployment.resources).filter(([, r]) => r.Type === type);
+
+beforeAll(async () => {
+  did = await startDidServer();
+  did.publish("alpha", pdsHost);
+  deployment = await sstBuild(stage, { SVC_PDS_HOST: pdsHost, SVC_APP_DIDS: `alpha:${did.didOf("alpha")}` });
+  [dataApi, s3, ssm] = await Promise.all([
+    startDataApiEmulator(),
+    startS3Emulator(),
+    startSsmStandIn(
+      Object.fromEntries(Object.entries(secrets).map(([name, value]) => [`/sst/${appName}/${stage}/Secret/${name}/value`, value])),
+    ),
+  ]);
+  sqsApp = buildApp({ logger: false });
+  await sqsApp.listen({ host: "127.0.0.1", port: 0 });
+  sqsEndpoint = `http://127.0.0.1:${(sqsApp.server.address() as AddressInfo).port}`;
+  const sqs = new SQSClient({ region, endpoint: sqsEndpoint, credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+  const deadLetters = (await sqs.send(new CreateQueueCommand({ QueueName: "dead-letters" }))).QueueUrl!;
+  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetters, AttributeNames: ["QueueArn"] }))).Attributes!.QueueArn!;
+  const processing = (
+    await sqs.send(
+      new CreateQueueCommand({
+        QueueName: "processing",
+        Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 3 }) },
+      }),
+    )
+  ).QueueUrl!;
+  queues = { processing, deadLetters };
+  sqs.destroy();
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([...containers.values()].map((c) => c.stop()));
+  await Promise.all([dataApi?.stop(), s3?.stop(), ssm?.stop(), did?.close(), sqsApp?.close()]);
+});
+
+/** Resolves the intrinsic functions the template's variables use, against the emulators. */
+const resolve = (value: CfnValue): string => {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    if ("Ref" in value) return ref(value.Ref as string);
+    if ("Fn::GetAtt" in value) {
+      const [id, attribute] = value["Fn::GetAtt"] as [string, string];
+      return getAtt(id, attribute);
+    }
+    if ("Fn::Join" in value) {
+      const [separator, parts] = value["Fn::Join"] as [string, CfnValue[]];
+      return parts.map(resolve).join(separator);
+    }
+  }
+  throw new Error(`No emulator value for ${JSON.stringify(value)}`);
+};
+
+const ref = (id: string): string => {
+  const pseudo: Record<string, string> = { "AWS::Region": region, "AWS::AccountId": "123456789012", "AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com" };
+  if (pseudo[id]) return pseudo[id];
+  const type = deployment.resources[id]?.Type;
+  if (type === "AWS::RDS::DBCluster") return "svc-smoke";
+  if (type === "AWS::SecretsManager::SecretTargetAttachment" || type === "AWS::SecretsManager::Secret") return dataApi.secretArn;
+  if (type === "AWS::S3::Bucket") return s3.bucket;
+  if (type === "AWS::SQS::Queue") return deployment.resources[id]!.Properties.RedrivePolicy ? queues.processing : queues.deadLetters;
+  throw new Error(`No emulator value for Ref ${id} (${type})`);
+};
+
+const getAtt = (id: string, attribute: string): string => {
+  const type = deployment.resources[id]?.Type;
+  if (type === "AWS::ApiGatewayV2::Api" && attribute === "ApiEndpoint") return apiEndpoint;
+  if (type === "AWS::Lambda::Url" && attribute === "FunctionUrl") return "http://127.0.0.1:9/";
+  throw new Error(`No emulator value for ${id}.${attribute} (${type})`);
+};
+
+/** The template's variables, resolved, plus what Lambda's runtime sets and the emulators' endpoints. */
+const environmentOf = (logicalId: string): Record<string, string> => {
+  const variables = (deployment.resources[logicalId]!.Properties.Environment?.Variables ?? {}) as Record<string, CfnValue>;
+  return {
+    ...Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, resolve(v)])),
+    PATH: process.env.PATH ?? "",
+    TZ: ":UTC",
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_SESSION_TOKEN: "smoke-session",
+    AWS_LAMBDA_FUNCTION_NAME: logicalId,
+    LAMBDA_TASK_ROOT: deployment.assetDir(logicalId),
+    AWS_ENDPOINT_URL_RDS_DATA: dataApi.endpoint,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+    AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+    // s3rver predates flexible checksums.
+    AWS_REQUEST_CHECKSUM_CALCULATION: "WHEN_REQUIRED",
+    AWS_RESPONSE_CHECKSUM_VALIDATION: "WHEN_REQUIRED",
+  };
+};
+
+const bundleOf = (logicalId: string) => {
+  const handler = deployment.resources[logicalId]!.Properties.Handler as string;
+  const dot = handler.lastIndexOf(".");
+  return { bundle: path.join(deployment.assetDir(logicalId), `${handler.slice(0, dot)}.mjs`), exportName: handler.slice(dot + 1) };
+};
+
+const container = async (logicalId: string) => {
+  let c = containers.get(logicalId);
+  if (!c) {
+    c = await startLambdaContainer({ ...bundleOf(logicalId), env: environmentOf(logicalId) });
+    containers.set(logicalId, c);
+  }
+  return c;
+};
+
+const functionOfRoute = (routeKey: string): string => {
+  const [, route] = byType("AWS::ApiGatewayV2::Route").find(([, r]) => r.Properties.RouteKey === routeKey)!;
+  const integrationId = (route.Properties.Target["Fn::Join"][1] as { Ref?: string }[]).find((p) => p.Ref)!.Ref!;
+  return deployment.resources[integrationId]!.Properties.IntegrationUri["Fn::GetAtt"][0] as string;
+};
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  json: any;
+}
+
+/** One API Gateway request, routed as the HTTP API routes it, answered by the route's function. */
+const request = async (
+  method: string,
+  url: string,
+  opts: { routePath?: string; params?: Record<string, string>; headers?: Record<string, string>; body?: Buffer; auth?: boolean } = {},
+): Promise<Answer> => {
+  const target = new URL(url, apiEndpoint);
+  const routeKey = opts.routePath ? `${method} ${opts.routePath}` : "$default";
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.auth) {
+    headers.authorization = `Bearer ${token}`;
+    headers["x-svc-acting-actor"] ??= "alice";
+  }
+  const event = apiGatewayEvent(method, target, opts.routePath ?? target.pathname, opts.params ?? {}, headers, opts.body);
+  if (!opts.routePath) Object.assign(event, { routeKey: "$default" });
+  const result = await (await container(functionOfRoute(routeKey))).invoke<APIGatewayProxyStructuredResultV2>(event);
+  const body = Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8");
+  const responseHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    json = undefined;
+  }
+  return { status: result.statusCode ?? 200, headers: responseHeaders, body, json, ...({ raw: result } as object) };
+};
+
+describe("sst build", () => {
+  it("writes the template with every function's code asset", async () => {
+    const functions = byType("AWS::Lambda::Function");
+    expect(functions.length).toBeGreaterThan(routeList.length);
+    for (const [id, fn] of functions) {
+      if (!String(fn.Properties.Handler).startsWith("functions/")) continue;
+      expect((await stat(bundleOf(id).bundle)).isFile()).toBe(true);
+    }
+  });
+
+  it("keeps each function bundle within 1 MB minified", async () => {
+    const sizes: Record<string, number> = {};
+    for (const [id, fn] of byType("AWS::Lambda::Function")) {
+      if (!String(fn.Properties.Handler).startsWith("functions/")) continue;
+      sizes[fn.Properties.Handler] = (await stat(bundleOf(id).bundle)).size;
+    }
+    expect(Object.entries(sizes).filter(([, size]) => size > 1_000_000)).toEqual([]);
+  });
+
+  it("bundles no PGlite, node-postgres or file store into any function", async () => {
+    for (const [id, fn] of byType("AWS::Lambda::Function")) {
+      if (!String(fn.Properties.Handler).startsWith("functions/")) continue;
+      const code = await readFile(bundleOf(id).bundle, "utf8");
+      expect(code).not.toMatch(/@electric-sql\/pglite|pglite\.wasm|pg-protocol|createFsBlobStore/);
+    }
+  });
+});
+
+describe("deployed shape (Node 22, emulators)", () => {
+  it("migrates a fresh database in the migration step, once", async () => {
+    const migrate = await container(onlyOfHandler("functions/migrate.handler"));
+    const first = await migrate.invoke<{ applied: string[] }>({ params: {} }, 900_000);
+    expect(first.applied).toEqual((await import("../core/sql/bundled-migrations")).bundledMigrations.map((m) => m.name).sort());
+    expect((await migrate.invoke<{ applied: string[] }>({ params: {} }, 900_000)).applied).toEqual([]);
+    expect(migrate.node).toMatch(/^v22\./);
+  });
+
+  it("GET /health answers from the Data API and the bucket", async () => {
+    const res = await request("GET", "/health", { routePath: "/health" });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ ok: true, backend: "rds-data", records: "empty", blobs: expect.stringMatching(/empty|present/) });
+  });
+
+  it("answers an unknown path with the envelope 404 (the catch-all route)", async () => {
+    const res = await request("GET", "/nope");
+    expect(res.status).toBe(404);
+    expect(res.json).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+  });
+
+  let blob: { ref: { $link: string }; mimeType: string; size: number };
+  let postId: string;
+
+  it("uploads audio through API Gateway into the bucket", async () => {
+    const clip = await audioFixture("audio/mpeg");
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: clip.bytes, type: "audio/mpeg" }]);
+    const res = await request("POST", "/api/v1/audio/upload", { routePath: "/api/v1/audio/upload", headers: { "content-type": contentType }, body, auth: true });
+    expect(res.status).toBe(201);
+    blob = res.json.data.blob;
+    expect(blob.size).toBe(clip.bytes.length);
+  });
+
+  it("creates a post with that audio, proving the tenant's custody from its did:web document", async () => {
+    const body = Buffer.from(JSON.stringify({ text: "from the deployed shape", embed: { $type: "dev.svc.embed.audio", audio: blob } }));
+    const res = await request("POST", "/api/v1/posts", { routePath: "/api/v1/posts", headers: { "content-type": "application/json" }, body, auth: true });
+    expect(res.status).toBe(201);
+    postId = res.json.data.postId;
+  });
+
+  it("reads the post back with a signed playback URL, which answers 302 to a presigned GET of the bucket", async () => {
+    const res = await request("GET", `/api/v1/posts/${postId}`, { routePath: "/api/v1/posts/{postId}", params: { postId }, auth: true });
+    expect(res.status).toBe(200);
+    const playback = new URL(res.json.data.embed.url);
+    expect(playback.origin).toBe(apiEndpoint);
+    const play = await request("GET", playback.pathname + playback.search, { routePath: "/api/v1/audio" });
+    expect(play.status).toBe(302);
+    const location = new URL(play.headers.location!);
+    expect(location.origin).toBe(s3.endpoint);
+    expect(location.searchParams.get("X-Amz-Signature")).toBeTruthy();
+    const audio = await fetch(location);
+    expect(audio.status).toBe(200);
+    expect(Buffer.from(await audio.arrayBuffer()).length).toBe(blob.size);
+  });
+
+  it("serves the reference page's script from the deployment, gzip-encoded well under Lambda's 6 MB", async () => {
+    const res = await request("GET", "/api/reference/standalone.js", {
+      routePath: "/api/reference/standalone.js",
+      headers: { "accept-encoding": "gzip, deflate, br" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(res.body.toString("base64").length).toBeLessThan(3 * 1024 * 1024);
+    expect(gunzipSync(res.body).length).toBeGreaterThan(1_000_000);
+  });
+
+  it("imports every function's bundle on Node 22 within its cold start", async () => {
+    for (const [id, fn] of byType("AWS::Lambda::Function")) {
+      if (!String(fn.Properties.Handler).startsWith("functions/")) continue;
+      const c = await container(id);
+      expect(c.node).toMatch(/^v22\./);
+    }
+  });
+});
+
+const onlyOfHandler = (handler: string) => {
+  const found = byType("AWS::Lambda::Function").filter(([, r]) => r.Properties.Handler === handler);
+  if (found.length !== 1) throw new Error(`expected one function with handler ${handler}, found ${found.length}`);
+  return found[0]![0];
+};
