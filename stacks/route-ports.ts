@@ -6,17 +6,20 @@ import type { RouteDef } from "../core/http/route";
  * - `sql`: the Aurora cluster over the Data API (also the shared custody proofs and rate limits);
  * - `blobs`: the bucket (read, write, presign);
  * - `dispatch`: sends processing jobs to the queue;
- * - `providers`: runs processing stages (rendition service, Amazon Transcribe, ElevenLabs) and delivers webhooks.
+ * - `providers`: the providers' configuration (rendition service URL and token, ElevenLabs key, platform
+ *   transcriber), to choose providers at request time or call the rendition service;
+ * - `webhooks`: the tenants' webhook URLs and signing secrets, to write and deliver webhook events;
+ * - `stages`: runs processing stages itself (Amazon Transcribe jobs).
  */
-export type Port = "sql" | "blobs" | "dispatch" | "providers";
+export type Port = "sql" | "blobs" | "dispatch" | "providers" | "webhooks" | "stages";
 
 /**
  * Ports per route file. This is the one place the stacks learn what a route uses; when the route table carries its
  * ports itself (issue 7), `routePorts` reads them from the route instead.
  */
 const portsByFile: Record<string, readonly Port[]> = {
-  "create-post": ["sql", "dispatch"],
-  "patch-post": ["sql", "dispatch"],
+  "create-post": ["sql", "dispatch", "providers", "webhooks"],
+  "patch-post": ["sql", "dispatch", "providers", "webhooks"],
   "list-posts": ["sql"],
   "get-post": ["sql"],
   "list-replies": ["sql"],
@@ -26,11 +29,18 @@ const portsByFile: Record<string, readonly Port[]> = {
   // format=mp3 builds a missing rendition through the rendition service.
   "get-audio": ["sql", "blobs", "providers"],
   health: ["sql", "blobs"],
-  "process-audio": ["sql", "blobs", "providers"],
+  "process-audio": ["sql", "blobs", "providers", "webhooks", "stages"],
   openapi: [],
   reference: [],
   "reference-script": [],
 };
+
+/** The functions that are not routes: the queue's stage function, the dead-letter consumer, the sweep. */
+export const workerPorts = {
+  stage: ["sql", "blobs", "dispatch", "providers", "webhooks", "stages"],
+  deadLetter: ["sql", "webhooks"],
+  sweep: ["sql", "dispatch", "webhooks"],
+} as const satisfies Record<string, readonly Port[]>;
 
 export const routePorts = (route: Pick<RouteDef, "file"> & { ports?: readonly Port[] }): readonly Port[] => {
   if (route.ports) return route.ports;

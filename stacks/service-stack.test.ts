@@ -5,7 +5,7 @@ import { App, getStack, use } from "sst/constructs";
 import { initProject } from "sst/project.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routeList } from "../core/routes";
-import { routePorts, servesTenants, type Port } from "./route-ports";
+import { routePorts, servesTenants, workerPorts, type Port } from "./route-ports";
 import {
   apiTimeoutSeconds,
   processingMaxReceives,
@@ -25,6 +25,8 @@ let resources: Record<string, Resource>;
 
 beforeAll(async () => {
   process.env.SVC_PDS_HOST ??= "pds.example.com";
+  process.env.SVC_APP_DIDS ??= "alpha:did:web:alpha.example.com";
+  process.env.SVC_APP_WEBHOOK_URLS ??= "alpha:https://alpha.example.com/hooks";
   await initProject({ stage: "test" });
   const app = new App({ mode: "deploy", stage: "test", name: "audio-post-service", region: "us-east-1", account: "123456789012" });
   const config = (await import("../sst.config")).default;
@@ -118,9 +120,8 @@ describe("functions", () => {
         ...(ports.has("blobs") ? ["SVC_BLOB_BUCKET"] : []),
         ...(ports.has("dispatch") ? ["PROCESSING_QUEUE_URL"] : []),
         ...(ports.has("providers") || route.auth === ("system" as string) ? ["SST_Secret_value_SYSTEM_AUTH_TOKEN"] : []),
-        ...(ports.has("providers")
-          ? ["SVC_RENDITION_SERVICE_URL", "SVC_PLATFORM_TRANSCRIBER", "SST_Secret_value_ELEVENLABS_API_KEY", "SST_Secret_value_SVC_APP_WEBHOOK_SECRETS"]
-          : []),
+        ...(ports.has("providers") ? ["SVC_RENDITION_SERVICE_URL", "SVC_PLATFORM_TRANSCRIBER", "SST_Secret_value_ELEVENLABS_API_KEY"] : []),
+        ...(ports.has("webhooks") ? ["SST_Secret_value_SVC_APP_WEBHOOK_SECRETS", "SST_Parameter_value_SVC_APP_WEBHOOK_URLS"] : []),
       ]);
       const own = Object.keys(env).filter((k) => !["SST_APP", "SST_STAGE", "SST_SSM_PREFIX", "AWS_NODEJS_CONNECTION_REUSE_ENABLED"].includes(k));
       expect(own.sort()).toEqual([...expected].sort());
@@ -131,7 +132,7 @@ describe("functions", () => {
       expect(actions.some((a) => a.startsWith("rds-data:"))).toBe(ports.has("sql"));
       expect(actions.some((a) => a.startsWith("s3:"))).toBe(ports.has("blobs"));
       expect(actions.includes("sqs:SendMessage")).toBe(ports.has("dispatch"));
-      expect(actions.some((a) => a.startsWith("transcribe:"))).toBe(ports.has("providers"));
+      expect(actions.some((a) => a.startsWith("transcribe:"))).toBe(ports.has("stages"));
       expect(actions.some((a) => a.startsWith("sqs:Receive"))).toBe(false);
     });
 
@@ -221,6 +222,17 @@ describe("processing queue", () => {
 });
 
 describe("workers", () => {
+  it.each(Object.keys(workerPorts) as (keyof typeof workerPorts)[])("%s gets the permissions of its ports and no others", (name) => {
+    const fn = { stage: built.stage, deadLetter: built.deadLetter, sweep: built.sweep.jobFunction }[name];
+    const ports = new Set<Port>(workerPorts[name]);
+    const actions = actionsOf(fn);
+    expect(actions.some((a) => a.startsWith("rds-data:"))).toBe(ports.has("sql"));
+    expect(actions.some((a) => a.startsWith("s3:"))).toBe(ports.has("blobs"));
+    expect(actions.includes("sqs:SendMessage")).toBe(ports.has("dispatch"));
+    expect(actions.some((a) => a.startsWith("transcribe:"))).toBe(ports.has("stages"));
+    expect("SST_Secret_value_SVC_APP_WEBHOOK_SECRETS" in environmentOf(fn)).toBe(ports.has("webhooks"));
+  });
+
   it("run the stage pass with the queue, bucket, database and providers", () => {
     const env = environmentOf(built.stage);
     expect(Object.keys(env)).toEqual(expect.arrayContaining(["DATABASE_URL", "SVC_BLOB_BUCKET", "PROCESSING_QUEUE_URL", "SVC_RENDITION_SERVICE_URL"]));

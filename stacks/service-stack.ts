@@ -14,7 +14,7 @@ import type { AuthPolicy } from "../core/http/route";
 import { routeList } from "../core/routes";
 import { deployedScriptName } from "../core/openapi/reference-script-file";
 import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";
-import { routePorts, servesTenants, type Port } from "./route-ports";
+import { routePorts, servesTenants, workerPorts, type Port } from "./route-ports";
 import { stageParameters } from "./stage-parameters";
 
 /** API functions answer within API Gateway's 30 s; most in far less. */
@@ -90,9 +90,11 @@ export function ServiceStack({ app, stack }: StackContext) {
     SecretName,
     Config.Secret
   >;
-  const parameter = (name: string, value: string) => new Config.Parameter(stack, name, { value });
-  const pdsHost = parameter("SVC_PDS_HOST", parameters.pdsHost);
+  // Optional parameters left empty stay unbound (SSM holds no empty values): the variable is simply unset.
+  const parameter = (name: string, value: string) => (value ? new Config.Parameter(stack, name, { value }) : undefined);
+  const pdsHost = parameter("SVC_PDS_HOST", parameters.pdsHost)!;
   const appDids = parameter("SVC_APP_DIDS", parameters.appDids);
+  const webhookUrls = parameter("SVC_APP_WEBHOOK_URLS", parameters.webhookUrls);
 
   const transcribe = new iam.PolicyStatement({
     actions: ["transcribe:StartTranscriptionJob", "transcribe:GetTranscriptionJob", "transcribe:DeleteTranscriptionJob"],
@@ -141,7 +143,7 @@ export function ServiceStack({ app, stack }: StackContext) {
       SVC_GIT_SHA: parameters.gitSha,
       SVC_DEPLOYED_AT: parameters.deployedAt,
     };
-    if (opts.tenants) bind.push(secrets.SVC_APP_TOKENS, appDids);
+    if (opts.tenants) bind.push(secrets.SVC_APP_TOKENS, ...(appDids ? [appDids] : []));
     if (opts.systemToken || ports.includes("providers")) bind.push(secrets.SYSTEM_AUTH_TOKEN);
     if (ports.includes("sql")) cluster.grantDataApiAccess(fn);
     if (ports.includes("blobs")) {
@@ -155,9 +157,10 @@ export function ServiceStack({ app, stack }: StackContext) {
     if (ports.includes("providers")) {
       environment.SVC_RENDITION_SERVICE_URL = rendition.url!;
       environment.SVC_PLATFORM_TRANSCRIBER = "aws-transcribe";
-      bind.push(secrets.ELEVENLABS_API_KEY, secrets.SVC_APP_WEBHOOK_SECRETS);
-      fn.attachPermissions([transcribe]);
+      bind.push(secrets.ELEVENLABS_API_KEY);
     }
+    if (ports.includes("webhooks")) bind.push(secrets.SVC_APP_WEBHOOK_SECRETS, ...(webhookUrls ? [webhookUrls] : []));
+    if (ports.includes("stages")) fn.attachPermissions([transcribe]);
     for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
     fn.bind([...new Set(bind)]);
     return fn;
@@ -176,18 +179,18 @@ export function ServiceStack({ app, stack }: StackContext) {
   const afterMigrations = (fn: Function) => fn.node.addDependency(migration);
 
   const stage = new Function(stack, "Stage", { handler: "functions/process-queue.handler", timeout: stageTimeoutSeconds });
-  wire(stage, ["sql", "blobs", "dispatch", "providers"]);
+  wire(stage, workerPorts.stage);
   queue.addConsumer(stack, { function: stage, cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } } });
 
   const deadLetter = new Function(stack, "DeadLetter", { handler: "functions/dead-letter.handler", timeout: 60 });
-  wire(deadLetter, ["sql", "providers"]);
+  wire(deadLetter, workerPorts.deadLetter);
   deadLetter.addEventSource(new SqsEventSource(deadLetters, { batchSize: 1 }));
 
   const sweep = new Cron(stack, "Sweep", {
     schedule: "rate(5 minutes)",
     job: { function: { handler: "functions/sweep.handler", timeout: 60 } },
   });
-  wire(sweep.jobFunction, ["sql", "dispatch", "providers"]);
+  wire(sweep.jobFunction, workerPorts.sweep);
 
   const routeFunctions = new Map<string, Function>();
   const routeKeys = routeList.flatMap((route) =>

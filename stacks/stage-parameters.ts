@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 export interface StageParameters {
   pdsHost: string;
   appDids: string;
+  webhookUrls: string;
   logLevel: string;
   gitSha: string;
   deployedAt: string;
@@ -19,6 +20,7 @@ export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.
   return {
     pdsHost,
     appDids: env.SVC_APP_DIDS?.trim() ?? "",
+    webhookUrls: env.SVC_APP_WEBHOOK_URLS?.trim() ?? "",
     logLevel: env.LOG_LEVEL?.trim() || "info",
     gitSha: env.SVC_GIT_SHA?.trim() || gitHead(),
     deployedAt: new Date().toISOString(),

@@ -3,6 +3,7 @@ import posts from "../../migrations/0001_posts.sql";
 import rateLimits from "../../migrations/0002_rate_limits.sql";
 import idempotency from "../../migrations/0003_idempotency.sql";
 import blobs from "../../migrations/0004_blobs.sql";
+import processing from "../../migrations/0005_processing.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -13,4 +14,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0002_rate_limits.sql", sql: rateLimits },
   { name: "0003_idempotency.sql", sql: idempotency },
   { name: "0004_blobs.sql", sql: blobs },
+  { name: "0005_processing.sql", sql: processing },
 ];
