@@ -114,10 +114,9 @@ describe("functions", () => {
       const fn = built.routeFunctions.get(key)!;
       const env = environmentOf(fn);
       const expected = new Set([
-        "NODE_ENV", "DATABASE_URL", "LOG_LEVEL", "CLIENT_IP_SOURCE", "SVC_GIT_SHA", "SVC_DEPLOYED_AT", "SVC_PUBLIC_BASE_URL",
+        "NODE_ENV", "DATABASE_URL", "LOG_LEVEL", "CLIENT_IP_SOURCE", "SVC_GIT_SHA", "SVC_DEPLOYED_AT", "SVC_PUBLIC_BASE_URL", "SVC_BLOB_BUCKET",
         "SST_Secret_value_SVC_PLAYBACK_SIGNING_KEY", "SST_Parameter_value_SVC_PDS_HOST",
         ...(servesTenants(route) ? ["SST_Secret_value_SVC_APP_TOKENS", "SST_Parameter_value_SVC_APP_DIDS"] : []),
-        ...(ports.has("blobs") ? ["SVC_BLOB_BUCKET"] : []),
         ...(ports.has("dispatch") ? ["PROCESSING_QUEUE_URL"] : []),
         ...(ports.has("providers") || route.auth === ("system" as string) ? ["SST_Secret_value_SYSTEM_AUTH_TOKEN"] : []),
         ...(ports.has("providers") ? ["SVC_RENDITION_SERVICE_URL", "SVC_PLATFORM_TRANSCRIBER", "SST_Secret_value_ELEVENLABS_API_KEY"] : []),

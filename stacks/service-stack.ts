@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
-import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { Duration, Fn, RemovalPolicy } from "aws-cdk-lib";
 import * as ec2 from "aws-cdk-lib/aws-ec2";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
@@ -56,11 +56,18 @@ export function ServiceStack({ app, stack }: StackContext) {
   const parameters = stageParameters(app.stage);
 
   // Aurora PostgreSQL Serverless v2 with the Data API. Functions stay outside the VPC and reach it over HTTPS.
-  // Two named zones rather than maxAzs, which would make every synth look the zones up in the account.
-  const vpc = new ec2.Vpc(stack, "DatabaseVpc", {
-    availabilityZones: parameters.availabilityZones ?? [`${stack.region}a`, `${stack.region}b`],
-    natGateways: 0,
-    subnetConfiguration: [{ name: "database", subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+  // A VPC of two isolated subnets in the region's first two zones, resolved by CloudFormation (Fn::GetAZs): the
+  // ec2.Vpc construct would look the zones up in the account at every synth, which `sst build` cannot do offline.
+  const network = new ec2.CfnVPC(stack, "DatabaseVpc", { cidrBlock: "10.42.0.0/16", enableDnsHostnames: true, enableDnsSupport: true });
+  const zones = [0, 1].map((i) => Fn.select(i, Fn.getAzs()));
+  const subnets = zones.map(
+    (zone, i) => new ec2.CfnSubnet(stack, `DatabaseSubnet${i + 1}`, { vpcId: network.ref, cidrBlock: `10.42.${i}.0/24`, availabilityZone: zone }),
+  );
+  const vpc = ec2.Vpc.fromVpcAttributes(stack, "DatabaseNetwork", {
+    vpcId: network.ref,
+    vpcCidrBlock: network.attrCidrBlock,
+    availabilityZones: zones,
+    isolatedSubnetIds: subnets.map((subnet) => subnet.ref),
   });
   const cluster = new rds.DatabaseCluster(stack, "Database", {
     engine: rds.DatabaseClusterEngine.auroraPostgres({ version: rds.AuroraPostgresEngineVersion.VER_16_6 }),
@@ -142,14 +149,13 @@ export function ServiceStack({ app, stack }: StackContext) {
       CLIENT_IP_SOURCE: "edge",
       SVC_GIT_SHA: parameters.gitSha,
       SVC_DEPLOYED_AT: parameters.deployedAt,
+      // The configuration requires a blob store of every function; only the `blobs` port grants access to it.
+      SVC_BLOB_BUCKET: bucket.bucketName,
     };
     if (opts.tenants) bind.push(secrets.SVC_APP_TOKENS, ...(appDids ? [appDids] : []));
     if (opts.systemToken || ports.includes("providers")) bind.push(secrets.SYSTEM_AUTH_TOKEN);
     if (ports.includes("sql")) cluster.grantDataApiAccess(fn);
-    if (ports.includes("blobs")) {
-      environment.SVC_BLOB_BUCKET = bucket.bucketName;
-      bucket.grantReadWrite(fn);
-    }
+    if (ports.includes("blobs")) bucket.grantReadWrite(fn);
     if (ports.includes("dispatch")) {
       environment.PROCESSING_QUEUE_URL = queue.queueUrl;
       queue.cdk.queue.grantSendMessages(fn);

@@ -8,8 +8,6 @@ export interface StageParameters {
   logLevel: string;
   gitSha: string;
   deployedAt: string;
-  /** SVC_DATABASE_AZS: comma-separated zones for the database subnets; default `<region>a`, `<region>b`. */
-  availabilityZones?: string[];
 }
 
 export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.env): StageParameters => {
@@ -24,7 +22,6 @@ export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.
     logLevel: env.LOG_LEVEL?.trim() || "info",
     gitSha: env.SVC_GIT_SHA?.trim() || gitHead(),
     deployedAt: new Date().toISOString(),
-    ...(env.SVC_DATABASE_AZS?.trim() && { availabilityZones: env.SVC_DATABASE_AZS.split(",").map((z) => z.trim()).filter(Boolean) }),
   };
 };
 

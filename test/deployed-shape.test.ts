@@ -206,15 +206,6 @@ describe("sst build", () => {
     }
   });
 
-  it("keeps each function bundle within 1 MB minified", async () => {
-    const sizes: Record<string, number> = {};
-    for (const [id, fn] of byType("AWS::Lambda::Function")) {
-      if (!String(fn.Properties.Handler).startsWith("functions/")) continue;
-      sizes[fn.Properties.Handler] = (await stat(bundleOf(id).bundle)).size;
-    }
-    expect(Object.entries(sizes).filter(([, size]) => size > 1_000_000)).toEqual([]);
-  });
-
   it("bundles no PGlite, node-postgres or file store into any function", async () => {
     for (const [id, fn] of byType("AWS::Lambda::Function")) {
       if (!String(fn.Properties.Handler).startsWith("functions/")) continue;

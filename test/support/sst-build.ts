@@ -48,6 +48,9 @@ export const sstBuild = async (stage: string, env: Record<string, string> = {}):
         ...env,
       },
     });
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(`sst build failed:\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`, { cause: error });
   } finally {
     await sts.stop();
   }
