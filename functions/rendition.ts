@@ -5,6 +5,7 @@ import { resolveFfmpegPath } from "../core/rendition/ffmpeg-path";
 import { createPcmCache } from "../core/rendition/pcm-cache";
 import { parseRenditionConfig } from "../core/rendition/rendition-config";
 import { createRenditionService, type RenditionService } from "../core/rendition/rendition-service";
+import { loadSstConfig } from "../core/runtime/sst-config";
 
 /**
  * The rendition service as a Lambda behind a function URL (payload 2.0): S3 only, ffmpeg from
@@ -26,7 +27,12 @@ const renditionService = (): RenditionService => {
   return service;
 };
 
+// The token arrives as an SST Config secret: fetched from SSM once per container, again after a failed fetch.
+let configured: Promise<void> | undefined;
+const loadConfig = () => (configured ??= loadSstConfig(process.env).catch((error) => ((configured = undefined), Promise.reject(error))));
+
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  await loadConfig();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   const body = event.body === undefined ? "" : event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;

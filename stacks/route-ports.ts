@@ -1,3 +1,4 @@
+import type { PortName } from "../core/deps";
 import type { RouteDef } from "../core/http/route";
 
 /**
@@ -14,25 +15,20 @@ import type { RouteDef } from "../core/http/route";
 export type Port = "sql" | "blobs" | "dispatch" | "providers" | "webhooks" | "stages";
 
 /**
- * Ports per route file. This is the one place the stacks learn what a route uses; when the route table carries its
- * ports itself (issue 7), `routePorts` reads them from the route instead.
+ * What a route's Lambda reaches, from the ports its route table entry `uses` (and its auth): `enrichment` chooses
+ * providers, writes webhook events and dispatches at request time; on the system route it also runs the pass.
  */
-const portsByFile: Record<string, readonly Port[]> = {
-  "create-post": ["sql", "dispatch", "providers", "webhooks"],
-  "patch-post": ["sql", "dispatch", "providers", "webhooks"],
-  "list-posts": ["sql"],
-  "get-post": ["sql"],
-  "list-replies": ["sql"],
-  "upload-audio": ["sql", "blobs"],
-  "create-upload": ["sql", "blobs"],
-  "complete-upload": ["sql", "blobs"],
-  // format=mp3 builds a missing rendition through the rendition service.
-  "get-audio": ["sql", "blobs", "providers"],
-  health: ["sql", "blobs"],
-  "process-audio": ["sql", "blobs", "providers", "webhooks", "stages"],
-  openapi: [],
-  reference: [],
-  "reference-script": [],
+const infrastructureOf: Record<PortName, readonly Port[]> = {
+  sql: ["sql"],
+  blobs: ["blobs"],
+  enrichment: ["dispatch", "providers", "webhooks"],
+  renditions: ["providers"],
+};
+
+export const routePorts = (route: Pick<RouteDef, "uses" | "auth">): readonly Port[] => {
+  const ports = new Set(route.uses.flatMap((name) => infrastructureOf[name]));
+  if (route.uses.includes("enrichment") && route.auth === "system") ports.add("stages");
+  return [...ports];
 };
 
 /** The functions that are not routes: the queue's stage function, the dead-letter consumer, the sweep. */
@@ -41,13 +37,6 @@ export const workerPorts = {
   deadLetter: ["sql", "webhooks"],
   sweep: ["sql", "dispatch", "webhooks"],
 } as const satisfies Record<string, readonly Port[]>;
-
-export const routePorts = (route: Pick<RouteDef, "file"> & { ports?: readonly Port[] }): readonly Port[] => {
-  if (route.ports) return route.ports;
-  const ports = portsByFile[route.file];
-  if (!ports) throw new Error(`stacks/route-ports.ts does not know which ports functions/${route.file}.ts uses`);
-  return ports;
-};
 
 /** Routes whose policy needs tenants (service tokens and app DIDs) and custody proofs. */
 export const servesTenants = (route: Pick<RouteDef, "auth">): boolean => route.auth === "actor" || route.auth === "viewer";

@@ -4,7 +4,7 @@ import type { Function } from "sst/constructs";
 import { App, getStack, use } from "sst/constructs";
 import { initProject } from "sst/project.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 import { routePorts, servesTenants, workerPorts, type Port } from "./route-ports";
 import {
   apiTimeoutSeconds,

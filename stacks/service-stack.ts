@@ -11,7 +11,7 @@ import * as sqs from "aws-cdk-lib/aws-sqs";
 import { useProject } from "sst/project.js";
 import { Api, Config, Cron, Function, Queue, Script, type StackContext } from "sst/constructs";
 import type { AuthPolicy } from "../core/http/route";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 import { deployedScriptName } from "../core/openapi/reference-script-file";
 import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";
 import { routePorts, servesTenants, workerPorts, type Port } from "./route-ports";

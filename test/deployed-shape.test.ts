@@ -7,7 +7,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-s
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { buildApp } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routeList } from "../core/routes";
+import { routeList } from "../functions/routes";
 import { audioFixture } from "./support/audio-fixtures";
 import { startDataApiEmulator, type DataApiEmulator } from "./support/data-api-emulator";
 import { startDidServer } from "./support/did-server";
