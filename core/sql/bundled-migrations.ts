@@ -4,6 +4,7 @@ import rateLimits from "../../migrations/0002_rate_limits.sql";
 import idempotency from "../../migrations/0003_idempotency.sql";
 import blobs from "../../migrations/0004_blobs.sql";
 import processing from "../../migrations/0005_processing.sql";
+import custodyProofs from "../../migrations/0006_custody_proofs.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -15,4 +16,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0003_idempotency.sql", sql: idempotency },
   { name: "0004_blobs.sql", sql: blobs },
   { name: "0005_processing.sql", sql: processing },
+  { name: "0006_custody_proofs.sql", sql: custodyProofs },
 ];

@@ -1,5 +1,6 @@
 /** Proves that a tenant's did:web document points its custody service at this deployment (CONTRACT.md section 9). */
 import { DomainError } from "../domain-error";
+import type { CustodyProofs } from "./custody-proofs";
 import { didWebDocumentUrl } from "./did-web";
 
 export interface CustodyLog {
@@ -14,6 +15,8 @@ export interface CustodyOptions {
   fetch?: typeof fetch;
   now?: () => number;
   log: CustodyLog;
+  /** Where proofs outlive this process (the database on Lambda, so a cold start keeps the grace); none by default. */
+  proofs?: CustodyProofs;
   /** Per-fetch timeout; default 3 s. */
   timeoutMs?: number;
 }
@@ -50,6 +53,23 @@ export function createCustody(opts: CustodyOptions): Custody {
   const pdsHostHasPort = /:\d+$/.test(pdsHost);
   const entries = new Map<string, Entry>();
   const inflight = new Map<string, Promise<void>>();
+  const loading = new Map<string, Promise<void>>();
+  // The shared store is a cache: when it fails, custody is decided as if it were absent.
+  const shared = async (what: string, work: () => Promise<void>) =>
+    work().catch((error: unknown) => opts.log.warn(`custody proof store: ${what} failed`, { error: String(error) }));
+
+  /** A cold process starts from the last proof any process made, so a fresh proof is not fetched again. */
+  const hydrate = (appId: string) => {
+    let pending = loading.get(appId);
+    if (!pending) {
+      pending = shared("load", async () => {
+        const stored = await opts.proofs!.load(appId);
+        if (stored && !entries.has(appId)) entries.set(appId, { did: stored.did, provenAt: stored.provenAt, attemptedAt: -Infinity });
+      }).finally(() => loading.delete(appId));
+      loading.set(appId, pending);
+    }
+    return pending;
+  };
 
   const unavailable = () => new DomainError("TENANT_UNAVAILABLE", "Custody of the tenant's DID is not proven");
 
@@ -142,6 +162,8 @@ export function createCustody(opts: CustodyOptions): Custody {
     // A reachable document that fails the check revokes at once; an outage keeps the last good proof (prove() applies the grace).
     const provenAt = check.ok ? startedAt : check.reachable ? null : kept;
     entries.set(appId, { did, provenAt, attemptedAt: startedAt });
+    if (opts.proofs && check.ok) await shared("save", () => opts.proofs!.save(appId, did, startedAt));
+    if (opts.proofs && !check.ok && check.reachable) await shared("revoke", () => opts.proofs!.revoke(appId));
     if (check.ok) {
       opts.log.info?.("tenant custody proven", { appId, did });
     } else if (provenAt !== null && startedAt - provenAt < proofGraceMs) {
@@ -159,6 +181,7 @@ export function createCustody(opts: CustodyOptions): Custody {
   async function prove(tenant: { appId: string; did?: string }): Promise<void> {
     const { appId, did } = tenant;
     if (!did) throw unavailable();
+    if (opts.proofs && !entries.has(appId)) await hydrate(appId);
     const at = now();
     const entry = entries.get(appId);
     if (holds(entry, did, at, proofFreshMs)) return;

@@ -3,7 +3,9 @@ import type { Deps, PortName } from "../../deps";
 import type { RouteDef } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
 import { createLogger } from "../../observability/logger";
+import type { Sql } from "../../sql/port";
 import { createCustody } from "../../tenancy/custody";
+import { sqlCustodyProofs } from "../../tenancy/custody-proofs";
 import { lambdaHandler, type ApiGatewayHandler } from "../lambda-handler";
 import { loadSstConfig } from "../sst-config";
 import type { PortLoaders } from "./port-loader";
@@ -25,7 +27,7 @@ export const lambdaDeps = <U extends PortName>(loaders: PortLoaders<U>): (() => 
       built[name] = await load(config, built);
     }
     // Ports without a loader are absent: a handler's types (by its route's uses) already forbid reaching for them.
-    return { ...built, config, custody: createCustody({ pdsHost: config.pdsHost, log: logger }) } as unknown as Deps;
+    return { ...built, config, custody: createCustody({ pdsHost: config.pdsHost, log: logger, ...(built.sql ? { proofs: sqlCustodyProofs(built.sql as Sql) } : {}) }) } as unknown as Deps;
   };
   return () => (deps ??= build().catch((error) => ((deps = undefined), Promise.reject(error))));
 };
