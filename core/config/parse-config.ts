@@ -75,6 +75,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     dbConnectMs: read<number>("SVC_DB_CONNECT_TIMEOUT_MS") ?? defaultTimeouts.dbConnectMs,
     dbStatementMs: read<number>("SVC_DB_STATEMENT_TIMEOUT_MS") ?? defaultTimeouts.dbStatementMs,
     requestDeadlineMs: read<number>("SVC_REQUEST_DEADLINE_MS") ?? defaultTimeouts.requestDeadlineMs,
+    idleMs: read<number>("SVC_IDLE_TIMEOUT_MS") ?? defaultTimeouts.idleMs,
   };
 
   const tenants = parseTenants(env, log);

@@ -20,9 +20,11 @@ export interface Timeouts {
   dbStatementMs: number;
   /** One whole request, answered 503 when passed (bounded further on Lambda by the invocation's remaining time). */
   requestDeadlineMs: number;
+  /** A Node host connection that sends nothing (a stalled upload) is closed after this long. */
+  idleMs: number;
 }
 
-export const defaultTimeouts: Timeouts = { dbConnectMs: 5_000, dbStatementMs: 10_000, requestDeadlineMs: 20_000 };
+export const defaultTimeouts: Timeouts = { dbConnectMs: 5_000, dbStatementMs: 10_000, requestDeadlineMs: 20_000, idleMs: 30_000 };
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 

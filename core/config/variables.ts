@@ -141,6 +141,13 @@ export const configVariables: readonly ConfigVariable[] = [
     parse: milliseconds,
   },
   {
+    name: "SVC_IDLE_TIMEOUT_MS",
+    required: false,
+    rule: "Milliseconds a Node host connection may send nothing (a stalled upload) before it is closed; default 30000",
+    description: "Milliseconds a Node host connection may send nothing (a stalled upload) before it is closed and its staging file removed; default 30000",
+    parse: milliseconds,
+  },
+  {
     name: "SVC_GIT_SHA",
     required: false,
     rule: "Build commit reported by /health",

@@ -63,7 +63,14 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
       try {
         response = toHttpResponse(await withinDeadline(deadlineMs, () => chain(call, context ?? ({} as Context))));
       } catch (error) {
-        response = errorResponse(invocation.failed(error), requestId);
+        // A client that disconnected mid-body is not an outage: 499 (client closed request) at info, no envelope
+        // (nobody is there to read it).
+        if (req.clientClosed?.()) {
+          log.info("client closed the request", { reason: error instanceof Error ? error.message : String(error) });
+          response = { status: clientClosedRequest, headers: {} };
+        } else {
+          response = errorResponse(invocation.failed(error), requestId);
+        }
       }
       Object.assign(response.headers, call.responseHeaders, { "X-Request-ID": requestId });
       invocation.annotate({ status: response.status, appId: call.tenant?.appId });
@@ -76,6 +83,9 @@ const toHttpResponse = (outcome: Outcome): HttpResponse =>
   outcome.kind === "raw"
     ? outcome.response
     : { status: outcome.status, headers: { ...outcome.headers, ...jsonHeaders }, body: JSON.stringify(outcome.body) };
+
+/** nginx's status for a request whose client closed the connection before the answer. */
+const clientClosedRequest = 499;
 
 const jsonHeaders = { "Content-Type": "application/json; charset=utf-8" };
 

@@ -14,6 +14,8 @@ export interface HttpRequest {
   sourceIp: string;
   /** The body as a stream; read it once. Lambda bodies arrive whole, the Node host streams. */
   body(): Readable;
+  /** Whether the client went away before the answer (the Node host knows; a Lambda's client never does). */
+  clientClosed?(): boolean;
 }
 
 export type HttpBody = string | Uint8Array | Readable;

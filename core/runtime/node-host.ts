@@ -1,6 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
+import { defaultTimeouts } from "../config/types";
 import type { Deps } from "../deps";
 import { DomainError } from "../domain-error";
 import { createRouteHandler, errorResponse } from "../http/pipeline";
@@ -43,12 +46,41 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
 
   // Nothing one request does may take the process down for every tenant: whatever escapes is logged and the
   // socket closed.
-  return createServer((incoming, outgoing) => {
+  const server = createServer((incoming, outgoing) => {
     serve(incoming, outgoing).catch((error: unknown) => {
       deps.logger.error("request failed outside the route pipeline", error instanceof Error ? error : new Error(String(error)));
       outgoing.destroy();
     });
   });
+  // A connection that sends nothing for this long is cut off; a stalled upload's stream then fails and its staging
+  // file is removed, rather than held until Node's five-minute request timeout.
+  server.timeout = deps.config.timeouts?.idleMs ?? defaultTimeouts.idleMs;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps));
+  return server;
+};
+
+/**
+ * Requests Node refuses before any route sees them (malformed framing, headers over its limit, a request not
+ * received in time) still get the envelope and an X-Request-ID, when the socket can still carry an answer.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex, deps: Deps) => {
+  const requestId = randomUUID();
+  deps.logger.info("request refused by the HTTP parser", { requestId, code: error.code, reason: error.message });
+  if (!socket.writable || error.code === "ECONNRESET" || (socket as Socket).bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "request headers are too large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "the request was not received in time"]
+        : [400, "malformed HTTP request"];
+  const body = JSON.stringify({ success: false, error: { message, code: "VALIDATION_ERROR" }, requestId });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 };
 
 const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query: URLSearchParams }, params: Record<string, string>): HttpRequest => {
@@ -64,6 +96,8 @@ const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query
     params,
     sourceIp: incoming.socket.remoteAddress ?? "",
     body: () => incoming,
+    // The socket closed under a body still arriving: the client disconnected (or the idle timeout cut it off).
+    clientClosed: () => incoming.socket.destroyed && !incoming.complete,
   };
 };
 

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { parseConfig } from "../../core/config/parse-config";
 import type { BlobStore } from "../../core/blobs/blob-store";
 import type { Deps } from "../../core/deps";
-import { createLogger } from "../../core/observability/logger";
+import { createLogger, type Logger } from "../../core/observability/logger";
 import type { SqlBackend } from "../../core/sql/port";
 import { lambdaHandler, type ApiGatewayHandler } from "../../core/runtime/lambda-handler";
 import { loadRouteImpls } from "../../core/runtime/load-routes";
@@ -61,6 +61,8 @@ export const startTestService = async (opts: {
   blobs?: BlobStore;
   /** Enrichment ports to use instead of the configured ones (test providers, an SQS client on an emulator). */
   enrichment?: EnrichmentOverrides;
+  /** Where the service logs (a recorder, to assert on log lines); the environment's LOG_LEVEL otherwise. */
+  logger?: Logger;
   /** Last word on the environment, once the base URL is known. */
   configure?: (env: Record<string, string>, baseUrl: string) => void;
 }) => {
@@ -87,7 +89,7 @@ export const startTestService = async (opts: {
     ...opts.env,
   };
   opts.configure?.(env, baseUrl);
-  const logger = createLogger((env.LOG_LEVEL as "silent") ?? "silent");
+  const logger = opts.logger ?? createLogger((env.LOG_LEVEL as "silent") ?? "silent");
   const config = parseConfig(env, logger);
   const sql = await opts.sql();
   const deps = await createNodeDeps(config, logger, { sql, now: opts.now, blobs: opts.blobs, enrichment: opts.enrichment });

@@ -1,0 +1,96 @@
+import { connect } from "node:net";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends } from "./support/databases";
+import { logRecorder } from "./support/log-recorder";
+import { rawRequest } from "./support/raw-http";
+import { startTestService, type TestService } from "./support/test-service";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const idleTimeoutMs = 600;
+
+const until = async (check: () => boolean | Promise<boolean>, ms: number) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return true;
+};
+
+describe.each(backends)("client connections on the Node host on $name", ({ open }) => {
+  let svc: TestService;
+  const log = logRecorder();
+  let port: number;
+  beforeAll(async () => {
+    svc = await startTestService({ driver: "node", sql: open, logger: log.logger, env: { SVC_IDLE_TIMEOUT_MS: String(idleTimeoutMs) } });
+    port = Number(new URL(svc.baseUrl).port);
+  });
+  afterAll(() => svc?.close());
+
+  /** Starts an upload whose body says it is 200 kB, sends the first part of it, and returns the open socket. */
+  const startUpload = async (actor: string) => {
+    const boundary = "cutoff";
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `POST /api/v1/audio/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.tenants.alpha.token}\r\n` +
+        `X-Svc-Acting-Actor: ${actor}\r\nX-Forwarded-For: 198.51.100.${actor.length}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 200000\r\n\r\n${head}`,
+    );
+    // A RIFF/WAVE header and some samples, so the upload is well under way (sniffed, staging) when the client stops.
+    const wav = Buffer.alloc(64 * 1024);
+    wav.write("RIFF", 0);
+    wav.writeUInt32LE(200_000, 4);
+    wav.write("WAVEfmt ", 8);
+    socket.write(wav);
+    return socket;
+  };
+
+  it("a client that disconnects mid-body is logged at info with status 499 (client closed request), never as an error or a 503", async () => {
+    const before = log.lines.length;
+    const socket = await startUpload("leaver");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    expect(await until(() => log.lines.slice(before).some((l) => l.message === "request" && l.fields.route === "upload-audio"), 5_000)).toBe(true);
+    const lines = log.lines.slice(before);
+    const line = lines.find((l) => l.message === "request" && l.fields.route === "upload-audio")!;
+    expect(line.level).toBe("info");
+    expect(line.fields.status).toBe(499);
+    expect(line.fields.errorCode).toBeUndefined();
+    expect(lines.filter((l) => l.level === "error")).toEqual([]);
+  });
+
+  it("an idle upload is cut off after the idle timeout (within 60 s in production) and its staging file removed", async () => {
+    const before = log.lines.length;
+    const socket = await startUpload("staller");
+    const closed = new Promise<number>((resolve) => {
+      const started = Date.now();
+      socket.once("close", () => resolve(Date.now() - started));
+    });
+    expect(await until(async () => (await stagingFiles()).length > 0, 2_000)).toBe(true);
+    const closedAfter = await closed;
+    expect(closedAfter).toBeGreaterThanOrEqual(idleTimeoutMs - 50);
+    expect(closedAfter).toBeLessThan(idleTimeoutMs + 2_000);
+    expect(await until(async () => (await stagingFiles()).length === 0, 3_000)).toBe(true);
+    expect(log.lines.slice(before).filter((l) => l.level === "error")).toEqual([]);
+    expect((await svc.get("/health", { token: null })).status).toBe(200);
+  });
+
+  const stagingFiles = async () => readdir(path.join(svc.blobDir, "staging")).catch(() => [] as string[]);
+
+  it.each([
+    ["malformed framing is a 400", "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n", 400],
+    ["a bad header name is a 400", "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", 400],
+    ["headers over Node's limit are a 431", `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
+  ])("an error Node answers itself carries the envelope and X-Request-ID: %s", async (_, request, status) => {
+    const res = await rawRequest(port, request);
+    expect(res.status).toBe(status);
+    expect(res.headers["x-request-id"]).toMatch(UUID);
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR" }, requestId: res.headers["x-request-id"] });
+  });
+});
