@@ -5,6 +5,7 @@ import idempotency from "../../migrations/0003_idempotency.sql";
 import blobs from "../../migrations/0004_blobs.sql";
 import processing from "../../migrations/0005_processing.sql";
 import custodyProofs from "../../migrations/0006_custody_proofs.sql";
+import rateLimitsUnlogged from "../../migrations/0007_rate_limits_unlogged.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -17,4 +18,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0004_blobs.sql", sql: blobs },
   { name: "0005_processing.sql", sql: processing },
   { name: "0006_custody_proofs.sql", sql: custodyProofs },
+  { name: "0007_rate_limits_unlogged.sql", sql: rateLimitsUnlogged },
 ];
