@@ -41,7 +41,8 @@ const policyErrors = (route: RouteDef): ErrorCode[] => {
   if (route.auth === "actor" || route.auth === "viewer") codes.push("UNAUTHORIZED", "TENANT_UNAVAILABLE", "SERVICE_UNAVAILABLE");
   if (route.auth === "actor") codes.push("ACTING_ACTOR_REQUIRED");
   if (route.auth === "system") codes.push("UNAUTHORIZED", "SERVICE_UNAVAILABLE");
-  if (route.rateLimit) codes.push("RATE_LIMITED");
+  // Every limited route takes its limiter in the database, so a database that is down or slow answers 503.
+  if (route.rateLimit) codes.push("RATE_LIMITED", "SERVICE_UNAVAILABLE");
   if (route.query || route.params || route.body) codes.push("VALIDATION_ERROR");
   return codes;
 };
@@ -53,7 +54,8 @@ const actorHeaders = (route: RouteDef) =>
           name: "X-Svc-Acting-Actor",
           in: "header",
           required: route.auth === "actor",
-          description: "The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read.",
+          description:
+            "The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.",
           schema: { type: "string", maxLength: 256 },
         },
         { name: "X-Svc-Acting-Actor-Did", in: "header", required: false, description: "The actor's DID, returned as `authorDid`.", schema: { type: "string" } },
@@ -118,7 +120,7 @@ export const openApiDocument = (routes: readonly RouteDef[]): Json => {
       title: "Audio post service",
       version: "1.0.0",
       description:
-        "Headless multi-tenant store of audio posts (`dev.svc.*` lexicons). Tenant backends call it with a service token and assert the acting user per request. Every JSON response is an envelope; failures carry `error.code` from the closed set in the Error schema.",
+        "Headless multi-tenant store of audio posts (`dev.svc.*` lexicons). Tenant backends call it with a service token and assert the acting user per request. Every JSON response is an envelope; failures carry `error.code` from the closed set in the Error schema. Every string the API accepts (body, query, path) must be well-formed Unicode without NUL, else 400 `VALIDATION_ERROR`. A dependency that is down, refuses connections or does not answer in time, or a request that passes its deadline, is 503 `SERVICE_UNAVAILABLE` (retry later), never a 500; `/health` always answers 200 within 2 s.",
     },
     paths,
     components: {
