@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../config/parse-config";
+import { backends } from "../../test/support/databases";
+import { startEnrichmentHarness } from "../../test/support/enrichment-harness";
+import { dispatchMode } from "./dispatcher";
+import { createInlineDispatcher } from "./inline-dispatcher";
+import { acquireLease, releaseLease } from "./lease";
+
+const base = {
+  DATABASE_URL: "pglite://memory",
+  SVC_BLOB_DIR: "/tmp/blobs",
+  SVC_PUBLIC_BASE_URL: "https://audio.example.com",
+  SVC_PDS_HOST: "pds.example.com",
+  SVC_PLAYBACK_SIGNING_KEY: "k".repeat(32),
+};
+const queue = { PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/processing" };
+const tasks = { SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio" };
+const quiet = { error() {}, warn() {} };
+const mode = (env: Record<string, string>) => dispatchMode(parseConfig({ ...base, ...env }, quiet));
+
+describe("dispatch mode (spec section 1, CONTRACT.md section 12)", () => {
+  it.each([
+    ["SVC_PROCESSING_INLINE=true wins over every durable dispatcher in development", { SVC_PROCESSING_INLINE: "true", ...queue, ...tasks }, "inline"],
+    ["and in test", { NODE_ENV: "test", SVC_PROCESSING_INLINE: "true", ...queue }, "inline"],
+    ["in production a durable dispatcher wins over the inline flag", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true", ...queue }, "sqs"],
+    ["in production the inline flag alone still runs inline", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true" }, "inline"],
+    ["PROCESSING_QUEUE_URL selects SQS", queue, "sqs"],
+    ["the three task variables select Cloud Tasks", tasks, "tasks"],
+    ["a partial task set leaves dispatch off", { SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q" }, "off"],
+    ["with no queue, no inline flag and no task variables, dispatch is off", {}, "off"],
+  ])("%s", (_, env, expected) => {
+    expect(mode(env)).toBe(expected);
+  });
+});
+
+describe("inline dispatch", () => {
+  it("a pass that meets a live lease is retried in the background, never dropped", async () => {
+    const h = await startEnrichmentHarness(backends[0]!, { env: { SVC_PROCESSING_STUB: "true" } });
+    try {
+      const work = new Set<Promise<unknown>>();
+      const dispatcher = createInlineDispatcher(h.pass, (p) => work.add(p), [30, 60, 120]);
+      const post = await h.createAudioPost({ waveform: true });
+      const lease = await acquireLease(h.sql, "alpha", post.postId, new Date());
+      await dispatcher.dispatch(post);
+      expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+      await releaseLease(h.sql, "alpha", post.postId, (lease as { token: string }).token);
+      await expect.poll(async () => (await h.stages(post.postId)).waveform!.status, { timeout: 5000 }).toBe("ready");
+      await Promise.all(work);
+    } finally {
+      await h.close();
+    }
+  });
+});
