@@ -1,4 +1,4 @@
-import type { RenditionBuilder } from "./audio/rendition-builder";
+import type { RenditionBuilder } from "./providers/rendition-builder";
 import type { BlobStore } from "./blobs/blob-store";
 import type { Config } from "./config/types";
 import type { Logger } from "./observability/logger";

@@ -3,7 +3,7 @@ import { CID } from "multiformats/cid";
 import * as raw from "multiformats/codecs/raw";
 import { create as digestOf } from "multiformats/hashes/digest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptedMimeTypes } from "../core/audio/accepted-types";
+import { acceptedMimeTypes } from "../core/records/accepted-types";
 import { audioFixture } from "./support/audio-fixtures";
 import { multipartBody } from "./support/multipart-body";
 import { createPost } from "./support/post-bodies";

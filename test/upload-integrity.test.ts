@@ -4,7 +4,7 @@ import { CID } from "multiformats/cid";
 import * as raw from "multiformats/codecs/raw";
 import { create as digestOf } from "multiformats/hashes/digest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AcceptedMimeType, acceptedMimeTypes } from "../core/audio/accepted-types";
+import { type AcceptedMimeType, acceptedMimeTypes } from "../core/records/accepted-types";
 import { listBlobs } from "../core/audio/blob-records";
 import { audioFixture, encodedNoise, pcmWavHeader } from "./support/audio-fixtures";
 import { backends } from "./support/databases";

@@ -1,5 +1,5 @@
 import type { BlobRef } from "../records/post-schema";
-import type { AcceptedMimeType } from "./accepted-types";
+import type { AcceptedMimeType } from "../records/accepted-types";
 
 export type { BlobRef };
 

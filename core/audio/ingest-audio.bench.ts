@@ -8,7 +8,7 @@ import { bench, describe } from "vitest";
 import { pcmWav } from "../../test/support/audio-fixtures";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import type { Sql } from "../sql/port";
-import { maxUploadBytes } from "./accepted-types";
+import { maxUploadBytes } from "../records/accepted-types";
 import { ingestAudio } from "./ingest-audio";
 import { scanAudio } from "./scan-audio";
 

@@ -12,7 +12,7 @@ import { startS3Emulator } from "../../test/support/s3-emulator";
 import type { BlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
-import { acceptedMimeTypes, maxUploadBytes } from "./accepted-types";
+import { acceptedMimeTypes, maxUploadBytes } from "../records/accepted-types";
 import { listBlobs } from "./blob-records";
 import type { Sql } from "../sql/port";
 import { ingestAudio } from "./ingest-audio";

@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Sql } from "../sql/port";
-import { maxUploadBytes } from "./accepted-types";
+import { maxUploadBytes } from "../records/accepted-types";
 import { type BlobRef, blobRef } from "./blob-ref";
 import { type BlobRecord, recordBlob } from "./blob-records";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";

@@ -10,11 +10,13 @@ import { renditionKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
-import type { HttpResponse } from "../http/types";
+import type { HttpResponse } from "../http-message/http-message";
 import { ingestAudio } from "./ingest-audio";
 import { playAudio } from "./play-audio";
 import { signPlaybackUrl } from "./playback-url";
-import { rawCid } from "./raw-cid";
+import { rawCid } from "../blobs/raw-cid";
+import type { DomainError } from "../domain-error";
+import { errorStatus } from "../http/errors";
 
 const secret = "playback-signing-key-at-least-32-characters";
 const appId = "alpha";
@@ -35,7 +37,8 @@ const codeOf = async (promise: Promise<unknown>) => {
   try {
     await promise;
   } catch (error) {
-    return { status: (error as { status: number }).status, code: (error as { code: string }).code };
+    const { code } = error as DomainError;
+    return { status: errorStatus[code], code };
   }
   throw new Error("expected a rejection");
 };

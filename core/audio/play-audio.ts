@@ -2,12 +2,12 @@
 import { renditionKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import { DomainError, validationError } from "../domain-error";
-import type { HttpResponse } from "../http/types";
+import type { HttpResponse } from "../http-message/http-message";
 import { ProviderError } from "../providers/provider-port";
 import type { Sql } from "../sql/port";
-import { isAcceptedMimeType } from "./accepted-types";
+import { isAcceptedMimeType } from "../records/accepted-types";
 import { findBlob } from "./blob-records";
-import type { RenditionBuilder } from "./rendition-builder";
+import type { RenditionBuilder } from "../providers/rendition-builder";
 import { verifyPlayback } from "./playback-url";
 import { serveAudio } from "./serve-audio";
 

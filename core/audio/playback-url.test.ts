@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../domain-error";
 import { errorStatus } from "../http/errors";
 import { signPlaybackUrl, verifyPlayback } from "./playback-url";
-import { rawCid } from "./raw-cid";
+import { rawCid } from "../blobs/raw-cid";
 
 const secret = "playback-signing-key-at-least-32-characters";
 const key = `blobs/alpha/${rawCid(Buffer.from("some audio"))}`;

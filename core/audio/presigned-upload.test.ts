@@ -12,7 +12,7 @@ import { type S3Emulator, startS3Emulator } from "../../test/support/s3-emulator
 import type { S3BlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
-import { maxUploadBytes } from "./accepted-types";
+import { maxUploadBytes } from "../records/accepted-types";
 import type { Sql } from "../sql/port";
 import { listBlobs } from "./blob-records";
 import { type CreatedUpload, completeUpload, createUpload, uploadWindowSeconds } from "./presigned-upload";

@@ -9,7 +9,7 @@ import { blobKey } from "../blobs/blob-key";
 import type { BlobStore, S3BlobStore } from "../blobs/blob-store";
 import { DomainError, validationError } from "../domain-error";
 import type { Sql } from "../sql/port";
-import { maxUploadBytes } from "./accepted-types";
+import { maxUploadBytes } from "../records/accepted-types";
 import { blobRef } from "./blob-ref";
 import { type IngestedAudio, recordOrTakeBack } from "./ingest-audio";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";

@@ -2,8 +2,8 @@
 import { PassThrough, type Readable } from "node:stream";
 import busboy from "busboy";
 import { DomainError, validationError } from "../domain-error";
-import type { HttpRequest } from "../http/types";
-import { maxUploadBytes } from "./accepted-types";
+import type { HttpRequest } from "../http-message/http-message";
+import { maxUploadBytes } from "../records/accepted-types";
 import { boundaryOf, tapFirstPartContentType } from "./first-part-content-type";
 import { fileTooLarge } from "./file-too-large";
 

@@ -6,9 +6,9 @@
 import { type Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DomainError } from "../domain-error";
-import { type AcceptedMimeType, acceptedAudioTypes, isAcceptedMimeType, maxUploadBytes } from "./accepted-types";
+import { type AcceptedMimeType, acceptedAudioTypes, isAcceptedMimeType, maxUploadBytes } from "../records/accepted-types";
 import { audioMeterFor } from "./duration/audio-meter-for";
-import { createRawCidHasher } from "./raw-cid";
+import { createRawCidHasher } from "../blobs/raw-cid";
 import { assertAudioFamily, sniffWindowBytes } from "./sniff-audio";
 import { fileTooLarge } from "./file-too-large";
 

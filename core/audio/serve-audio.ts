@@ -1,7 +1,7 @@
 /** Answers a verified playback request: bytes with ranges from the file store, a 302 to a presigned GET from S3. */
 import type { BlobStore } from "../blobs/blob-store";
 import { DomainError } from "../domain-error";
-import type { HttpResponse } from "../http/types";
+import type { HttpResponse } from "../http-message/http-message";
 import { parseRange } from "./byte-range";
 import { unixSeconds } from "./playback-url";
 

@@ -1,7 +1,7 @@
 /** Magic-number sniffing: the bytes must be a container of the family the declared MIME type names. */
 import { fileTypeFromBuffer } from "file-type";
 import { DomainError } from "../domain-error";
-import { type AcceptedMimeType, type AudioFamily, acceptedAudioTypes } from "./accepted-types";
+import { type AcceptedMimeType, type AudioFamily, acceptedAudioTypes } from "../records/accepted-types";
 
 /** How many leading bytes the sniffer looks at (file-type's own detection window). */
 export const sniffWindowBytes = 4100;

@@ -1,6 +1,6 @@
 /** `POST /api/v1/audio/upload`: the multipart `file` part, ingested in one streaming pass. */
 import type { BlobStore } from "../blobs/blob-store";
-import type { HttpRequest } from "../http/types";
+import type { HttpRequest } from "../http-message/http-message";
 import type { Sql } from "../sql/port";
 import { type IngestedAudio, ingestAudio } from "./ingest-audio";
 import { readMultipartFile } from "./read-multipart-file";

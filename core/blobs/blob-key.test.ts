@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rawCid } from "../audio/raw-cid";
+import { rawCid } from "./raw-cid";
 import { blobKey, parseBlobKey, renditionKey } from "./blob-key";
 
 const cid = rawCid(Buffer.from("audio"));

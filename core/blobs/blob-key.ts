@@ -1,5 +1,5 @@
 /** Where blobs live in a store: `blobs/<appId>/<cid>` for originals, `renditions/<appId>/<cid>.<format>` beside them. */
-import { isRawCid } from "../audio/raw-cid";
+import { isRawCid } from "./raw-cid";
 import { isAppId } from "../tenancy/app-id";
 
 // Store keys are relative, slash-separated, and never name `.` or `..`, so no adapter can be walked out of its root.

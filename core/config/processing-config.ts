@@ -1,5 +1,5 @@
 /** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
-import type { Stage } from "../providers/provider-port";
+import type { Stage } from "../records/stages";
 import { parseAppList, type AppListLog } from "./app-list";
 
 /** A provider named in a variable, optionally pinning a model (`elevenlabs:scribe_v2`). */

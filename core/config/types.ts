@@ -1,12 +1,11 @@
+import type { DatabaseConfig } from "../sql/database-config";
+import type { LogLevel } from "../observability/logger";
 import type { Tenant } from "../tenancy/tenant";
 import type { ProcessingConfig } from "./processing-config";
 import type { RenditionTarget } from "./rendition-target";
 
 /** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
-export type DatabaseConfig =
-  | { kind: "pglite"; dir: string | "memory" }
-  | { kind: "postgres"; url: string }
-  | { kind: "rds-data"; database: string; resourceArn: string; secretArn: string; region?: string };
+export type { DatabaseConfig } from "../sql/database-config";
 
 export type BlobConfig = { kind: "fs"; dir: string } | { kind: "s3"; bucket: string };
 
@@ -26,7 +25,7 @@ export interface Timeouts {
 
 export const defaultTimeouts: Timeouts = { dbConnectMs: 5_000, dbStatementMs: 10_000, requestDeadlineMs: 20_000, idleMs: 30_000 };
 
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+export type { LogLevel } from "../observability/logger";
 
 export interface Config {
   nodeEnv: string;

@@ -1,4 +1,4 @@
-import type { HttpResponse } from "./types";
+import type { HttpResponse } from "../http-message/http-message";
 
 /** What the middleware chain produces: a JSON envelope still to be serialised, or a raw response (bytes, redirect). */
 export type Outcome =

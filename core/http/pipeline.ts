@@ -2,7 +2,7 @@ import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { DomainError } from "../domain-error";
 import type { Deps } from "../deps";
-import { invocationDeadlineMs, withinDeadline } from "../invocation/deadline";
+import { invocationDeadlineMs, withinDeadline } from "../deadline/deadline";
 import { runInvocation } from "../invocation/run-invocation";
 import { clientIp } from "../rate-limit/client-ip";
 import { errorStatus } from "./errors";
@@ -13,7 +13,7 @@ import { proveCustody } from "./middleware/prove-custody";
 import { rateLimit } from "./middleware/rate-limit";
 import { successBody, type Outcome } from "./outcome";
 import type { RouteCall, RouteImpl } from "./route-call";
-import type { HttpRequest, HttpResponse } from "./types";
+import type { HttpRequest, HttpResponse } from "../http-message/http-message";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,5 +1,5 @@
 import { DomainError, validationError } from "../domain-error";
-import type { HttpRequest } from "./types";
+import type { HttpRequest } from "../http-message/http-message";
 
 /** JSON write bodies are capped at 256 KiB (413 beyond). */
 export const JSON_BODY_LIMIT = 262_144;

@@ -4,7 +4,7 @@ import type { Logger } from "../observability/logger";
 import type { Sql } from "../sql/port";
 import type { ProvenTenant, Tenant } from "../tenancy/tenant";
 import type { AuthPolicy, RouteBody, RouteData, RouteDef, RouteParams, RouteQuery } from "./route";
-import type { HttpRequest, HttpResponse } from "./types";
+import type { HttpRequest, HttpResponse } from "../http-message/http-message";
 
 /** Parsed input is typed per route; the middleware chain, which serves every route, sees it as unknown. */
 type Specific<R extends RouteDef, T> = RouteDef extends R ? unknown : T;

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { PortName } from "../deps";
 import type { ErrorCode } from "../domain-error";
+import type { RateLimitClass } from "../rate-limit/policies";
 
 /**
  * Who may call a route:
@@ -12,7 +13,7 @@ import type { ErrorCode } from "../domain-error";
  */
 export type AuthPolicy = "actor" | "viewer" | "anonymous" | "system" | "public";
 
-export type RateLimitClass = "write" | "read" | "upload";
+export type { RateLimitClass };
 
 export type HttpMethod = "GET" | "POST" | "PATCH";
 

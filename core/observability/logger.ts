@@ -1,5 +1,6 @@
 import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
-import type { LogLevel } from "../config/types";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 /** Structured fields, or an Error (logged with its stack under `error`). */
 export type LogExtra = Record<string, unknown> | Error;

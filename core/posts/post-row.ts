@@ -1,4 +1,4 @@
-import type { AcceptedMimeType } from "../audio/accepted-types";
+import type { AcceptedMimeType } from "../records/accepted-types";
 import type { StageState } from "../processing/stage-state";
 import { stageOrder, type Stage, type Waveform } from "../providers/provider-port";
 import type { PostRecord } from "../records/post-schema";

@@ -1,5 +1,5 @@
 /** The worker pass's reads and fenced writes (each write lands only while the pass holds the post's lease). */
-import type { AcceptedMimeType } from "../audio/accepted-types";
+import type { AcceptedMimeType } from "../records/accepted-types";
 import type { AudioRef, Stage, Transcript, Waveform } from "../providers/provider-port";
 import { placeholders } from "../sql/placeholders";
 import type { Sql } from "../sql/port";

@@ -2,15 +2,13 @@
  * The provider port: what an enrichment stage asks of whoever does the work (a stub, the rendition service,
  * ElevenLabs, Amazon Transcribe). Providers read and write the shared blob store; no audio is passed by value.
  */
-import type { AcceptedMimeType } from "../audio/accepted-types";
+import type { AcceptedMimeType } from "../records/accepted-types";
+import type { Stage } from "../records/stages";
+import type { Transcript, Waveform } from "../records/stage-outputs";
 
-export type Stage = "denoise" | "trim" | "transcribe" | "waveform";
-
-/** The order a pass runs stages in: the byte-changing ones first, each on the previous one's output. */
-export const stageOrder: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
-
-/** Stages whose output replaces the bytes that later stages work on. */
-export const byteChangingStages: readonly Stage[] = ["denoise", "trim"];
+// The stages and what they produce are record shapes (lower than any provider); re-exported for the port's users.
+export { byteChangingStages, stageOrder, type Stage } from "../records/stages";
+export type { Transcript, TranscriptSegment, Waveform } from "../records/stage-outputs";
 
 /** Audio in the blob store at `blobs/<appId>/<cid>`: the upload, or a processed variant of it. */
 export interface AudioRef {
@@ -19,31 +17,6 @@ export interface AudioRef {
   mimeType: AcceptedMimeType;
   size: number;
   durationMs: number | null;
-}
-
-export interface TranscriptSegment {
-  startMs: number;
-  endMs: number;
-  text: string;
-}
-
-export interface Transcript {
-  text: string;
-  lang?: string;
-  /** The model that produced it, for the transcript record. */
-  model?: string;
-  segments?: TranscriptSegment[];
-}
-
-/** BBC audiowaveform JSON v2, 8 bits. */
-export interface Waveform {
-  version: 2;
-  channels: number;
-  sample_rate: number;
-  samples_per_pixel: number;
-  bits: 8;
-  length: number;
-  data: number[];
 }
 
 /** What every provider call gets: a deadline it must respect (the worker's remaining time) and its abort signal. */

@@ -1,4 +1,4 @@
-import type { RateLimitClass } from "../http/route";
+export type RateLimitClass = "write" | "read" | "upload";
 
 export interface RateLimitPolicy {
   limit: number;

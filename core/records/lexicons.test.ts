@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { parseLexiconDoc } from "@atproto/lexicon";
 import { describe, expect, it } from "vitest";
-import { acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "../audio/accepted-types";
+import { acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "./accepted-types";
 import { assertValidRecord, lexiconDocs, lexicons } from "./lexicons";
 import { nsids } from "./nsids";
 

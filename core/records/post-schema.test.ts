@@ -1,7 +1,7 @@
 import { CID } from "multiformats/cid";
 import { identity } from "multiformats/hashes/identity";
 import { describe, expect, it } from "vitest";
-import { acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "../audio/accepted-types";
+import { acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "./accepted-types";
 import { assertValidRecord } from "./lexicons";
 import { nsids } from "./nsids";
 import { buildPostRecord, createPostBodySchema, postRecordSchema, type CreatePostBody } from "./post-schema";

@@ -1,7 +1,7 @@
 import { isAtUriString, isValidLanguage } from "@atproto/syntax";
 import { CID } from "multiformats/cid";
 import * as z from "zod";
-import { type AcceptedMimeType, acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "../audio/accepted-types";
+import { type AcceptedMimeType, acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "./accepted-types";
 import { nsids } from "./nsids";
 import { graphemeLength, utf8Length } from "./text-length";
 

@@ -1,4 +1,4 @@
-import type { Transcript } from "../providers/provider-port";
+import type { Transcript } from "./stage-outputs";
 import { nsids } from "./nsids";
 import type { StrongRef } from "./post-schema";
 

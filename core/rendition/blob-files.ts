@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createRawCidHasher } from "../audio/raw-cid";
+import { createRawCidHasher } from "../blobs/raw-cid";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 

@@ -4,7 +4,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { acceptedAudioTypes, type AcceptedMimeType } from "../audio/accepted-types";
+import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
 import type { BlobStore } from "../blobs/blob-store";
 import { storeContentAddressed } from "./blob-files";
 import { audioOnly, familyEncodings } from "./family-encoding";

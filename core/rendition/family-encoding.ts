@@ -2,7 +2,7 @@
  * How a processed variant is encoded so it stays in the upload's family (CONTRACT.md section 4): same MIME type,
  * re-encoded with a codec that family's sniffing accepts. Settings favour speed at speech quality.
  */
-import type { AcceptedMimeType } from "../audio/accepted-types";
+import type { AcceptedMimeType } from "../records/accepted-types";
 
 export interface Encoding {
   /** ffmpeg output arguments, before the output path. */

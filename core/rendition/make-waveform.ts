@@ -1,6 +1,6 @@
 /** BBC audiowaveform JSON v2, 8 bits, 20 points per second, built by `waveform-data` from decoded samples (no Web Audio). */
 import WaveformData from "waveform-data";
-import type { Waveform } from "../providers/provider-port";
+import type { Waveform } from "../records/stage-outputs";
 import type { Pcm } from "./pcm";
 
 export const pointsPerSecond = 20;

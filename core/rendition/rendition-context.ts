@@ -1,5 +1,5 @@
 /** What every rendition operation works with, and the request and answer shapes of CONTRACT.md section 13. */
-import type { AcceptedMimeType } from "../audio/accepted-types";
+import type { AcceptedMimeType } from "../records/accepted-types";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import type { PcmCache } from "./pcm-cache";

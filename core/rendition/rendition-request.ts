@@ -1,7 +1,7 @@
 /** The body every rendition route takes: `{ appId, cid, mimeType }` naming `blobs/<appId>/<cid>`; unknown fields are refused. */
 import * as z from "zod";
-import { acceptedMimeTypes } from "../audio/accepted-types";
-import { isRawCid } from "../audio/raw-cid";
+import { acceptedMimeTypes } from "../records/accepted-types";
+import { isRawCid } from "../blobs/raw-cid";
 import { isAppId } from "../tenancy/app-id";
 import type { RenditionSource } from "./rendition-context";
 

@@ -1,5 +1,5 @@
 /** `POST /v1/waveform`: the BBC JSON v2 waveform of a blob, from its analysis PCM (cached or one decode). */
-import type { Waveform } from "../providers/provider-port";
+import type { Waveform } from "../records/stage-outputs";
 import { analysisPcm } from "./analysis-pcm";
 import { makeWaveform } from "./make-waveform";
 import type { RenditionContext, RenditionSource } from "./rendition-context";

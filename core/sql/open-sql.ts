@@ -1,8 +1,8 @@
-import type { DatabaseConfig, Timeouts } from "../config/types";
+import type { DatabaseConfig } from "./database-config";
 import type { SqlBackend } from "./port";
 
 /** Opens the configured SQL backend. Adapters load lazily so a Lambda bundle holds only the Data API one. */
-export const openSql = async (db: DatabaseConfig, timeouts?: Pick<Timeouts, "dbConnectMs" | "dbStatementMs">): Promise<SqlBackend> => {
+export const openSql = async (db: DatabaseConfig, timeouts?: { dbConnectMs: number; dbStatementMs: number }): Promise<SqlBackend> => {
   switch (db.kind) {
     case "pglite": {
       const { openPglite } = await import("./pglite");

@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/client-rds-data";
 import { describe, expect, it } from "vitest";
 import { isDependencyUnavailable } from "../invocation/dependency-unavailable";
-import { invocationDeadlineMs, withinDeadline } from "../invocation/deadline";
+import { invocationDeadlineMs, withinDeadline } from "../deadline/deadline";
 import { openRdsData, toDataApiTimestamp, toNamedPlaceholders } from "./rds-data";
 
 type Sent = { name: string; input: Record<string, unknown> };

@@ -10,7 +10,7 @@ import {
   type Field,
   type SqlParameter,
 } from "@aws-sdk/client-rds-data";
-import { remainingMs } from "../invocation/deadline";
+import { remainingMs } from "../deadline/deadline";
 import { transactionSql } from "./nested-transaction";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";

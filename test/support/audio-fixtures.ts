@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import installer from "@ffmpeg-installer/ffmpeg";
-import type { AcceptedMimeType } from "../../core/audio/accepted-types";
+import type { AcceptedMimeType } from "../../core/records/accepted-types";
 
 const run = promisify(execFile);
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
-import { rawCid } from "../../core/audio/raw-cid";
+import { rawCid } from "../../core/blobs/raw-cid";
 import { blobKey } from "../../core/blobs/blob-key";
 import type { BlobStore } from "../../core/blobs/blob-store";
 import { createFsBlobStore } from "../../core/blobs/fs-blob-store";

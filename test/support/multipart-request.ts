@@ -1,6 +1,6 @@
 /** Multipart/form-data HttpRequests for upload tests, with a body that counts how much of it was read. */
 import { Readable } from "node:stream";
-import type { HttpRequest } from "../../core/http/types";
+import type { HttpRequest } from "../../core/http-message/http-message";
 
 export interface Part {
   name: string;

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { AcceptedMimeType } from "../../core/audio/accepted-types";
+import type { AcceptedMimeType } from "../../core/records/accepted-types";
 import { familyEncodings } from "../../core/rendition/family-encoding";
 import { resolveFfmpegPath } from "../../core/rendition/ffmpeg-path";
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { rawCid } from "../../core/audio/raw-cid";
+import { rawCid } from "../../core/blobs/raw-cid";
 import { blobKey } from "../../core/blobs/blob-key";
 import type { BlobStore } from "../../core/blobs/blob-store";
 import type { Sql } from "../../core/sql/port";

@@ -1,5 +1,5 @@
 /** The duration meter for each accepted container family. */
-import type { AudioFamily } from "../accepted-types";
+import type { AudioFamily } from "../../records/accepted-types";
 import type { AudioMeter } from "./audio-meter";
 import { createMp3Meter } from "./mp3-duration";
 import { createMp4Meter } from "./mp4-duration";

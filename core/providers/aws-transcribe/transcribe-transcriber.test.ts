@@ -1,7 +1,7 @@
 /** The Amazon Transcribe adapter against a local fake speaking Transcribe's JSON protocol. */
 import { TranscribeClient } from "@aws-sdk/client-transcribe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { rawCid } from "../../audio/raw-cid";
+import { rawCid } from "../../blobs/raw-cid";
 import { type FakeTranscribe, startFakeTranscribe } from "../../../test/support/fake-transcribe";
 import { type AudioRef, ProviderError } from "../provider-port";
 import { createTranscribeTranscriber, transcriptionJobName } from "./transcribe-transcriber";

@@ -13,7 +13,7 @@ import {
   type TranscribeClient,
   type TranscriptionJob,
 } from "@aws-sdk/client-transcribe";
-import type { AcceptedMimeType } from "../../audio/accepted-types";
+import type { AcceptedMimeType } from "../../records/accepted-types";
 import { blobKey } from "../../blobs/blob-key";
 import { type AudioRef, type ProviderCall, ProviderError, type Transcriber } from "../provider-port";
 import { providerFetch } from "../provider-http";

@@ -2,7 +2,7 @@
  * Builds missing mp3 renditions through the rendition service for playback. Concurrent requests for one rendition
  * share one build; the rendition service does the same across processes, and the result is idempotent anyway.
  */
-import type { RenditionBuilder } from "../../audio/rendition-builder";
+import type { RenditionBuilder } from "../rendition-builder";
 import { createRenditionClient, type RenditionClient } from "./rendition-client";
 import { renderedFrom } from "./rendition-answers";
 

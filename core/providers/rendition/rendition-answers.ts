@@ -1,7 +1,7 @@
 /** The rendition service's answers, checked before they become provider results: a malformed one is `fail`. */
 import * as z from "zod";
-import { isAcceptedMimeType } from "../../audio/accepted-types";
-import { isRawCid } from "../../audio/raw-cid";
+import { isAcceptedMimeType } from "../../records/accepted-types";
+import { isRawCid } from "../../blobs/raw-cid";
 import { type AudioRef, ProviderError, type Waveform } from "../provider-port";
 
 const outputSchema = z.object({

@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rawCid } from "../../audio/raw-cid";
+import { rawCid } from "../../blobs/raw-cid";
 import { type AudioRef, ProviderError } from "../provider-port";
 import { createRenditionClient } from "./rendition-client";
 import { createRenditionTrimmer } from "./rendition-trimmer";

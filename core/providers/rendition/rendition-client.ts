@@ -3,7 +3,7 @@
  * port's failure rule: 429, 5xx, timeouts and network errors are `retry`; any other 4xx, a redirect (never followed)
  * or a malformed answer is `fail`.
  */
-import type { AcceptedMimeType } from "../../audio/accepted-types";
+import type { AcceptedMimeType } from "../../records/accepted-types";
 import { ProviderError } from "../provider-port";
 
 export type RenditionOperation = "trim" | "denoise" | "render" | "waveform";
