@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { retryVisibilitySeconds } from "../core/processing/handle-job";
 import { acquireLease } from "../core/processing/lease";
 import { startEnrichmentWorkers } from "../core/runtime/enrichment-workers";
 import { stageHandler } from "../core/runtime/queue-handlers";
@@ -95,6 +96,11 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
 });
 
 describe("the SQS stage function (Lambda, batch of 1)", () => {
+  it("a failed attempt's visibility backs off with each receive (5 s, 20 s, 80 s), far below the queue's timeout", () => {
+    expect([1, 2, 3].map(retryVisibilitySeconds)).toEqual([5, 20, 80]);
+    expect(retryVisibilitySeconds(10)).toBe(900);
+  });
+
   it("a job to retry shortens the message's visibility and throws, so the event source returns it soon", async () => {
     const sent: unknown[] = [];
     const sqs = { send: async (command: unknown) => void sent.push(command) } as unknown as SQSClient;
