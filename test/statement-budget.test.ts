@@ -74,6 +74,14 @@ describe("SQL statements per request, as the request log line reports them", () 
     expect(all).toBe(one);
   });
 
+  it("a PATCH costs at most 3 statements (rate limit, the checked stage write, the view); the inline pass is the worker's", async () => {
+    const actor = "b-7";
+    const blob = await seedAudio(svc.deps, "alpha");
+    const created = await svc.post("/api/v1/posts", { actor, json: audioPost(blob) });
+    const patch = () => svc.call("PATCH", `/api/v1/posts/${created.json.data.postId}`, { actor, json: { processing: { transcribe: true } } });
+    expect(await statementsOf(patch)).toBeLessThanOrEqual(3);
+  });
+
   it("a list page costs at most 2 statements whatever its size (no N+1)", async () => {
     for (let i = 0; i < 8; i++) await svc.post("/api/v1/posts", { actor: `b-4-${i % 4}`, json: { text: `${i}` } });
     const small = await statementsOf(() => svc.get("/api/v1/posts?limit=1", { actor: "b-4-0" }));
