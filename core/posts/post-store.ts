@@ -16,6 +16,14 @@ export type PostList =
   | { kind: "root-author"; rootAuthorId: string; postKind?: "prompt" | "reply" }
   | { kind: "replies"; parentUri: string; parentRkey: string };
 
+/**
+ * The Data API refuses a response over 1 MiB, and it sends JSON text as escaped strings inside its own JSON, so a
+ * page holds at most this many bytes of stored text (records, transcripts, waveforms, plus a margin per row for the
+ * other columns): half the cap, leaving room for the encoding.
+ */
+export const pageByteBudget = 512 * 1024;
+const rowBytes = `(octet_length(p.record::text) + coalesce(octet_length(t.record::text), 0) + coalesce(octet_length(e.waveform::text), 0) + 1024)`;
+
 export interface Page {
   items: PostRow[];
   nextCursor: string | null;
@@ -51,23 +59,28 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
   // Posts lists are newest first; a thread's replies read oldest first.
   const [order, after] = list.kind === "replies" ? ["ASC", ">"] : ["DESC", "<"];
   const c = p.add(cursor ?? null);
+  // The page stops early once its rows pass pageByteBudget (the first row always comes), so the answer stays under
+  // the Data API's 1 MiB response cap; nextCursor continues from the last row returned.
   const rows = await sql.query(
     `WITH page AS (
-       SELECT ${postColumns} FROM posts p ${blobJoin}
+       SELECT ${postColumns}, ${rowBytes} AS row_bytes FROM posts p ${blobJoin}
         WHERE ${where} AND (${c}::text IS NULL OR p.rkey ${after} ${c}::text)
         ORDER BY p.rkey ${order} LIMIT ${p.add(limit + 1)}::int
+     ), sized AS (
+       SELECT page.*, row_number() OVER w AS n, sum(page.row_bytes) OVER w AS bytes_through
+         FROM page WINDOW w AS (ORDER BY page.rkey ${order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
      )
-     SELECT page.*,
+     SELECT sized.*, (SELECT count(*) FROM page)::int AS fetched,
             (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
             ${anchor} AS anchor_found
-       FROM (SELECT 1) AS one LEFT JOIN page ON true
-      ORDER BY page.rkey ${order}`,
+       FROM (SELECT 1) AS one LEFT JOIN sized ON sized.n = 1 OR sized.bytes_through <= ${p.add(pageByteBudget)}::bigint
+      ORDER BY sized.rkey ${order}`,
     p.values,
   );
   const first = rows[0] ?? {};
   const items = rows.filter((r) => r.rkey !== null && r.rkey !== undefined).map(toPostRow);
-  const more = items.length > limit;
-  if (more) items.length = limit;
+  const more = items.length > limit || Number(first.fetched ?? 0) > items.length;
+  if (items.length > limit) items.length = limit;
   return {
     items,
     nextCursor: more ? items[items.length - 1]!.rkey : null,

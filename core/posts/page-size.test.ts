@@ -1,0 +1,118 @@
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { RDSDataClient } from "@aws-sdk/client-rds-data";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDataApiEmulator, type DataApiEmulator } from "../../test/support/data-api-emulator";
+import { migrationsDir } from "../../test/support/databases";
+import { migrate } from "../sql/migrate";
+import type { SqlBackend } from "../sql/port";
+import { openRdsData } from "../sql/rds-data";
+import { listPosts } from "./post-store";
+
+/** The Data API's response cap, and the error it answers past it (BadRequestException). */
+const responseCap = 1024 * 1024;
+const capMessage = "Database returned more than the allowed response size limit";
+
+/**
+ * A loopback proxy in front of the Data API emulator that enforces the cap the emulator lacks, on the JSON the
+ * client actually receives: past 1 MiB, the 400 AWS answers instead.
+ */
+const startCappedProxy = async (target: string) => {
+  const upstream = new URL(target);
+  const sizes: number[] = [];
+  const server: Server = createServer((req, res) => {
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.on("end", () => {
+          const body = Buffer.concat(chunks);
+          sizes.push(body.length);
+          if (body.length > responseCap) {
+            res.writeHead(400, { "content-type": "application/json", "x-amzn-errortype": "BadRequestException" });
+            return res.end(JSON.stringify({ message: capMessage }));
+          }
+          res.writeHead(answer.statusCode ?? 200, answer.headers);
+          res.end(body);
+        });
+      },
+    );
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sizes,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+let emulator: DataApiEmulator;
+let proxy: Awaited<ReturnType<typeof startCappedProxy>>;
+let client: RDSDataClient;
+let sql: SqlBackend;
+const appId = "big";
+const postCount = 40;
+// A long transcript per post (about 31 KB of JSON): 40 of them are well past 1 MiB in one answer.
+const transcript = (i: number) => ({
+  $type: "dev.svc.transcript",
+  text: `post ${i} `.padEnd(24_000, "words spoken at length "),
+  segments: Array.from({ length: 120 }, (_, s) => ({ startMs: s * 1000, endMs: s * 1000 + 900, text: `segment ${s} "quoted" text` })),
+});
+const rkeyOf = (i: number) => `3lbig${String(i).padStart(8, "0")}`;
+
+beforeAll(async () => {
+  emulator = await startDataApiEmulator();
+  proxy = await startCappedProxy(emulator.endpoint);
+  client = new RDSDataClient({ endpoint: proxy.endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  sql = openRdsData({ ...emulator, client, retry: { tries: 1 } });
+  await migrate(sql, migrationsDir);
+  for (let i = 0; i < postCount; i++) {
+    const record = { $type: "dev.svc.feed.post", text: `long post ${i}`, createdAt: new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString() };
+    await sql.query("INSERT INTO posts (app_id, rkey, record, cid, author_id) VALUES ($1, $2, $3::json, $4, $5)", [
+      appId, rkeyOf(i), JSON.stringify(record), `bafyreipost${i}`, "alice",
+    ]);
+    await sql.query("INSERT INTO transcripts (app_id, rkey, record, cid, updated_at) VALUES ($1, $2, $3::json, $4, now())", [
+      appId, rkeyOf(i), JSON.stringify(transcript(i)), `bafyreitranscript${i}`,
+    ]);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  client?.destroy();
+  await proxy?.stop();
+  await emulator?.stop();
+});
+
+describe("list pages under the Data API's 1 MiB response cap", () => {
+  it("the proxy enforces the cap: one answer holding every long post is refused as AWS refuses it", async () => {
+    await expect(sql.query("SELECT p.record, t.record AS transcript FROM posts p JOIN transcripts t USING (app_id, rkey) WHERE app_id = $1", [appId])).rejects.toThrow(/too large|response size/i);
+  });
+
+  it("a page of long posts returns fewer items than asked, and nextCursor continues until every post is read once", async () => {
+    proxy.sizes.length = 0;
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await listPosts(sql, appId, { kind: "own", authorId: "alice" }, cursor, 100);
+      pages++;
+      expect(page.items.length).toBeGreaterThan(0);
+      if (pages === 1) expect(page.items.length).toBeLessThan(postCount);
+      seen.push(...page.items.map((p) => p.rkey));
+      if (!page.nextCursor) break;
+      expect(page.nextCursor).toBe(page.items.at(-1)!.rkey);
+      cursor = page.nextCursor;
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual(Array.from({ length: postCount }, (_, i) => rkeyOf(postCount - 1 - i)));
+    expect(Math.max(...proxy.sizes)).toBeLessThanOrEqual(responseCap);
+  });
+
+  it("a short page is unchanged: the limit, not the budget, ends it", async () => {
+    const page = await listPosts(sql, appId, { kind: "own", authorId: "alice" }, undefined, 3);
+    expect(page.items.map((p) => p.rkey)).toEqual([rkeyOf(39), rkeyOf(38), rkeyOf(37)]);
+    expect(page.nextCursor).toBe(rkeyOf(37));
+  });
+});
