@@ -30,6 +30,8 @@ export interface PostgresTimeouts {
   statementMs?: number;
 }
 
+const maxPreparedStatements = 500;
+
 /** Postgres over TCP through a pg Pool; a transaction holds one checked-out client. */
 export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {}): Promise<SqlBackend> => {
   const pool = new pg.Pool({
@@ -46,8 +48,20 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on("error", () => {});
 
-  const run = async <Row>(on: pg.Pool | pg.PoolClient, text: string, params?: readonly SqlValue[]) =>
-    (await on.query(text, params ? [...params] : undefined)).rows as Row[];
+  // Statements with parameters run as named prepared statements: each connection parses and plans one once, then
+  // only binds (the post view query plans in about 0.7 ms and executes in 0.15). The names are per text, and a
+  // runaway number of distinct texts falls back to unnamed statements rather than grow every connection.
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < maxPreparedStatements) names.set(text, (name = `svc_${names.size}`));
+    return name;
+  };
+  const run = async <Row>(on: pg.Pool | pg.PoolClient, text: string, params?: readonly SqlValue[]) => {
+    const values = params ? [...params] : undefined;
+    const name = values?.length ? nameOf(text) : undefined;
+    return (await on.query(name ? { name, text, values } : { text, values })).rows as Row[];
+  };
 
   return {
     kind: "postgres",
