@@ -1,33 +1,30 @@
-import path from "node:path";
-import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { routeList } from "../functions/routes";
+import { adaptersIn, bundleFunction, type AdapterName } from "./support/lambda-bundle";
 
-const root = path.resolve(import.meta.dirname, "..");
+/** What each port's Lambda adapter brings into a bundle. */
+const portAdapters: Record<string, AdapterName[]> = { sql: ["Data API client"], blobs: ["S3 client"] };
 
-/** Modules of the Node host's runtime that must never ride along in a Lambda. */
-const foreign = [/node_modules\/@electric-sql\/pglite\//, /core\/sql\/pglite\.ts$/, /core\/sql\/postgres\.ts$/, /node_modules\/pg\//, /core\/blobs\/fs-blob-store\.ts$/, /core\/runtime\/node-/];
+describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bundled, minified)", () => {
+  it.each(routeList.map((route) => [route.file, route] as const))(
+    "functions/%s.ts carries the adapters of the ports its route uses, and no other runtime's",
+    async (file, route) => {
+      const carried = adaptersIn((await bundleFunction(file)).inputs);
+      const expected = new Set(route.uses.flatMap((port) => portAdapters[port] ?? []));
+      // Enrichment may dispatch through SQS, so a route that uses it carries the SQS client.
+      if ((route.uses as readonly string[]).includes("enrichment")) expected.add("SQS client");
+      expect(carried.sort()).toEqual([...expected].sort());
+    },
+  );
 
-/** Bundles a function as SST does (esbuild, ESM, node) and reports what went in. */
-const bundle = async (file: string) => {
-  const result = await build({
-    entryPoints: [path.join(root, "functions", `${file}.ts`)],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    write: false,
-    metafile: true,
-    minify: true,
-    logLevel: "silent",
+  it.each(["health", "openapi", "reference"])("functions/%s.ts loads no AWS client it does not use", async (file) => {
+    const carried = adaptersIn((await bundleFunction(file)).inputs);
+    if (file !== "health") expect(carried).toEqual([]);
+    else expect(carried.sort()).toEqual(["Data API client", "S3 client"]); // it probes both stores (CONTRACT.md section 10)
   });
-  return { inputs: Object.keys(result.metafile.inputs), bytes: result.outputFiles[0]!.contents.length };
-};
 
-describe("Lambda bundles", () => {
-  it.each(routeList.map((r) => r.file))("functions/%s.ts bundles without PGlite, node-postgres or the file store", async (file) => {
-    const { inputs } = await bundle(file);
-    const leaked = inputs.filter((input) => foreign.some((pattern) => pattern.test(input)));
-    expect(leaked).toEqual([]);
+  it.each(["process-queue", "dead-letter", "sweep", "migrate", "not-found"])("functions/%s.ts carries no Node host adapter", async (file) => {
+    const carried = adaptersIn((await bundleFunction(file)).inputs);
+    expect(carried.filter((name) => ["PGlite", "node-postgres", "file blob store", "Node host"].includes(name))).toEqual([]);
   });
 });

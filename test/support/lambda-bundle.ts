@@ -1,0 +1,44 @@
+import path from "node:path";
+import { build } from "esbuild";
+
+export const repoRoot = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * Bundles `functions/<file>.ts` the way SST v2 bundles a Node.js function: esbuild, ESM for node22, everything
+ * bundled (the AWS SDK v3 included), minified, with the createRequire banner SST adds to ESM bundles.
+ */
+export const bundleFunction = async (file: string) => {
+  const result = await build({
+    entryPoints: [path.join(repoRoot, "functions", `${file}.ts`)],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    mainFields: ["module", "main"],
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+    // The migration function bundles the SQL files as text, as the stack's esbuild loader does.
+    loader: { ".sql": "text" },
+    banner: { js: "import { createRequire as topLevelCreateRequire } from 'module';const require = topLevelCreateRequire(import.meta.url);" },
+  });
+  const output = result.outputFiles[0]!;
+  return { inputs: Object.keys(result.metafile.inputs), bytes: output.contents };
+};
+
+/** Adapters (and clients) a bundle may or may not carry, by the modules that make them up. */
+export const adapters = {
+  "Data API client": /node_modules\/@aws-sdk\/client-rds-data\//,
+  "S3 client": /node_modules\/@aws-sdk\/client-s3\//,
+  "SQS client": /node_modules\/@aws-sdk\/client-sqs\//,
+  PGlite: /node_modules\/@electric-sql\/pglite\/|core\/sql\/pglite\.ts$/,
+  "node-postgres": /node_modules\/pg\/|core\/sql\/postgres\.ts$/,
+  "file blob store": /core\/blobs\/fs-blob-store\.ts$/,
+  "Node host": /core\/runtime\/node-/,
+} as const;
+
+export type AdapterName = keyof typeof adapters;
+
+export const adaptersIn = (inputs: readonly string[]): AdapterName[] =>
+  (Object.keys(adapters) as AdapterName[]).filter((name) => inputs.some((input) => adapters[name].test(input)));
