@@ -16,6 +16,8 @@ export const bundleFunction = async (file: string) => {
     target: "node22",
     mainFields: ["module", "main"],
     minify: true,
+    // sst.config.ts turns SST's keepNames off (50 KB less per bundle).
+    keepNames: false,
     write: false,
     metafile: true,
     logLevel: "silent",
