@@ -35,8 +35,14 @@ export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): De
       );
       const isolated = await readBody("elevenlabs audio-isolation", response);
       if (isolated.length === 0) throw new ProviderError("fail", "elevenlabs audio-isolation: empty answer");
+      let ffmpeg: string;
       try {
-        const ffmpeg = options.ffmpeg ?? resolveFfmpegPath();
+        ffmpeg = options.ffmpeg ?? resolveFfmpegPath();
+      } catch {
+        // A deployment fault, not the audio's: the stage's function needs ffmpeg (FFMPEG_PATH) to re-encode.
+        throw new ProviderError("fail", "elevenlabs audio-isolation: no ffmpeg here to re-encode the answer (set FFMPEG_PATH)");
+      }
+      try {
         const variant = await encodeInFamily({ store: options.blobs, ffmpeg, signal: call.signal }, isolated, "mp3", audio.appId, audio.mimeType);
         return { appId: audio.appId, mimeType: audio.mimeType, ...variant };
       } catch (error) {
