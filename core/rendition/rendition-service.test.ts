@@ -17,6 +17,9 @@ import { type RunningRendition, startRendition } from "./rendition-node-root";
 
 const token = "rendition-test-token-0000000000000000000000";
 const logger = createLogger("silent");
+/** What the service logged at error level (ffmpeg's stderr goes here, never into an answer). */
+const errorLines: { message: string; extra: unknown[] }[] = [];
+const capturing = { ...logger, debug() {}, info() {}, warn() {}, error: (message: string, ...extra: unknown[]) => void errorLines.push({ message, extra }) };
 const appId = "demo";
 
 let dir: string;
@@ -28,7 +31,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rendition-service-test-"));
   store = createFsBlobStore(join(dir, "blobs"));
   const config = parseRenditionConfig({ SVC_BLOB_DIR: join(dir, "blobs"), RENDITION_SERVICE_TOKEN: token, RENDITION_PORT: "0" }, logger);
-  service = await startRendition(config, logger, { store });
+  service = await startRendition(config, capturing as typeof logger, { store });
   tokenless = await startRendition({ ...config, token: undefined }, logger, { store });
 });
 
@@ -110,6 +113,9 @@ describe("rendition service errors", () => {
     const { status, body } = await call(route, { appId, cid, mimeType: "audio/wav" });
     expect(status).toBe(502);
     expect(body).toMatchObject({ success: false, error: { code: "INTERNAL", message: "ffmpeg failed to process the audio" } });
+    const logged = errorLines.find((l) => l.message === "ffmpeg failed" && JSON.stringify(l.extra).includes(cid));
+    expect(JSON.stringify(logged?.extra)).toMatch(/"stderr":"[^"]+/);
+    expect(JSON.stringify(body)).not.toContain("Invalid data");
   });
 });
 
