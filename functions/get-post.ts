@@ -6,7 +6,6 @@ import { implement } from "../core/http/route-call";
 import { findPost } from "../core/posts/post-store";
 import { toPostView } from "../core/posts/post-view";
 import { projectionOf } from "../core/posts/projection";
-import { isTid } from "../core/records/tid";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 
@@ -26,7 +25,7 @@ export const route = defineRoute({
 
 const impl = implement(route, async (call) => {
   const { postId } = call.params;
-  const row = isTid(postId) ? await findPost(call.sql, call.tenant.appId, postId) : null;
+  const row = await findPost(call.sql, call.tenant.appId, postId);
   if (!row) throw new DomainError("NOT_FOUND", "post not found");
   return { data: toPostView(row, projectionOf(call)) };
 });

@@ -3,7 +3,6 @@ import { pageSchema, postViewSchema } from "../core/posts/post-view-schema";
 import { defineRoute } from "../core/http/route";
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
-import { DEFAULT_LIMIT } from "../core/posts/list-query";
 import { listPosts, type PostList } from "../core/posts/post-store";
 import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
@@ -26,7 +25,7 @@ export const route = defineRoute({
 
 /** Without `rootAuthor`: the viewer's own posts (needs the acting actor). With it: replies in that author's threads. */
 const impl = implement(route, async (call) => {
-  const { kind, rootAuthor, cursor, limit = DEFAULT_LIMIT } = call.query;
+  const { kind, rootAuthor, cursor, limit } = call.query;
   const { actor } = call;
   let list: PostList;
   if (rootAuthor !== undefined) list = { kind: "root-author", rootAuthorId: rootAuthor, postKind: kind };

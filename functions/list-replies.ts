@@ -3,12 +3,10 @@ import { pageSchema, postViewSchema } from "../core/posts/post-view-schema";
 import { defineRoute } from "../core/http/route";
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
-import { DEFAULT_LIMIT } from "../core/posts/list-query";
 import { listPosts } from "../core/posts/post-store";
 import { pageView } from "../core/posts/page-view";
 import { projectionOf } from "../core/posts/projection";
 import { postUri } from "../core/records/at-uri";
-import { isTid } from "../core/records/tid";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 
@@ -30,8 +28,7 @@ export const route = defineRoute({
 /** The thread under one post: its direct replies, oldest first. */
 const impl = implement(route, async (call) => {
   const { postId } = call.params;
-  const { cursor, limit = DEFAULT_LIMIT } = call.query;
-  if (!isTid(postId)) throw new DomainError("NOT_FOUND", "post not found");
+  const { cursor, limit } = call.query;
   const tenant = call.tenant;
   const list = { kind: "replies", parentUri: postUri(tenant.did, postId), parentRkey: postId } as const;
   const page = await listPosts(call.sql, tenant.appId, list, cursor, limit);

@@ -5,7 +5,6 @@ import { requestedStages } from "../core/processing/stage-state";
 import { findPost } from "../core/posts/post-store";
 import { toPostView } from "../core/posts/post-view";
 import { projectionOf } from "../core/posts/projection";
-import { isTid } from "../core/records/tid";
 import { JSON_BODY_LIMIT } from "../core/http/read-json-body";
 import { defineRoute } from "../core/http/route";
 import { postIdParamsSchema } from "../core/posts/list-query";
@@ -40,7 +39,6 @@ const impl = implement(route, async (call) => {
   const { postId } = call.params;
   const appId = call.tenant.appId;
   const { enrichment } = call.deps;
-  if (!isTid(postId)) throw new DomainError("NOT_FOUND", "post not found");
   const result = await requestStagesIfAuthor(call.sql, {
     appId,
     rkey: postId,

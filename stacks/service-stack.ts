@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
+import { routeMethods } from "../core/http/route";
 import { Duration, Fn, RemovalPolicy } from "aws-cdk-lib";
 import * as ec2 from "aws-cdk-lib/aws-ec2";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -200,7 +201,7 @@ export function ServiceStack({ app, stack }: StackContext) {
 
   const routeFunctions = new Map<string, Function>();
   const routeKeys = routeList.flatMap((route) =>
-    [`${route.method} ${route.path}`, ...("head" in route && route.head ? [`HEAD ${route.path}`] : [])].map((key) => ({ key, route })),
+    routeMethods(route).map((method) => ({ key: `${method} ${route.path}`, route })),
   );
   const api = new Api(stack, "Api", {
     cors: false,

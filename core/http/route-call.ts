@@ -3,7 +3,7 @@ import type { IdempotencyClaim } from "../idempotency/claim";
 import type { Logger } from "../observability/logger";
 import type { Sql } from "../sql/port";
 import type { ProvenTenant, Tenant } from "../tenancy/tenant";
-import type { AuthPolicy, RouteBody, RouteData, RouteDef, RouteParams, RouteQuery } from "./route";
+import type { AuthPolicy, authPolicies, RouteBody, RouteData, RouteDef, RouteParams, RouteQuery } from "./route";
 import type { HttpRequest, HttpResponse } from "../http-message/http-message";
 
 /** Parsed input is typed per route; the middleware chain, which serves every route, sees it as unknown. */
@@ -14,11 +14,9 @@ type Specific<R extends RouteDef, T> = RouteDef extends R ? unknown : T;
  * `actor` has a proven tenant and an acting actor; `viewer` a proven tenant and perhaps an actor; the others no
  * tenant at all.
  */
-export type CallerOf<A extends AuthPolicy> = A extends "actor"
-  ? { tenant: ProvenTenant; actor: string; actorDid: string | undefined }
-  : A extends "viewer"
-    ? { tenant: ProvenTenant; actor: string | undefined; actorDid: string | undefined }
-    : { tenant?: undefined; actor?: undefined; actorDid?: undefined };
+export type CallerOf<A extends AuthPolicy> = (typeof authPolicies)[A]["credential"] extends "service-token"
+  ? { tenant: ProvenTenant; actor: (typeof authPolicies)[A]["actor"] extends "required" ? string : string | undefined; actorDid: string | undefined }
+  : { tenant?: undefined; actor?: undefined; actorDid?: undefined };
 
 /** The middleware chain's view, filled in step by step: the tenant is set before its custody is proven. */
 interface UnprovenCaller {

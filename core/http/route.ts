@@ -4,14 +4,23 @@ import type { ErrorCode } from "../domain-error";
 import type { RateLimitClass } from "../rate-limit/policies";
 
 /**
- * Who may call a route:
+ * What each auth policy means, decided once: which credential it takes and whether an acting actor comes with it.
+ * authenticate enforces it, the OpenAPI description documents it, and the caller types (`CallerOf`) follow it.
  * - `actor`: service token and `X-Svc-Acting-Actor` required;
  * - `viewer`: service token, acting actor optional (viewer-less projection without it);
  * - `anonymous`: no credential (capability URLs), limited by client IP;
  * - `system`: `SYSTEM_AUTH_TOKEN`, fails closed with 503 when unset;
  * - `public`: no credential and no rate limit (health, description, reference).
  */
-export type AuthPolicy = "actor" | "viewer" | "anonymous" | "system" | "public";
+export const authPolicies = {
+  actor: { credential: "service-token", actor: "required" },
+  viewer: { credential: "service-token", actor: "optional" },
+  anonymous: { credential: "none", actor: "none" },
+  system: { credential: "system-token", actor: "none" },
+  public: { credential: "none", actor: "none" },
+} as const satisfies Record<string, { credential: "service-token" | "system-token" | "none"; actor: "required" | "optional" | "none" }>;
+
+export type AuthPolicy = keyof typeof authPolicies;
 
 export type { RateLimitClass };
 
@@ -43,7 +52,7 @@ export interface RouteDef {
   produces?: string;
   /** Honours `Idempotency-Key`. */
   idempotent?: boolean;
-  /** Answers HEAD like GET without a body. */
+  /** Answers HEAD like GET without a body (see `routeMethods`). */
   head?: boolean;
   /** Excluded from the public description (`/api/v1/system/*`). */
   internal?: boolean;
@@ -59,3 +68,9 @@ export type RouteBody<R extends RouteDef> = R["body"] extends { kind: "json"; sc
 export type RouteQuery<R extends RouteDef> = Infer<R["query"]>;
 export type RouteParams<R extends RouteDef> = Infer<R["params"]>;
 export type RouteData<R extends RouteDef> = Infer<R["response"]>;
+
+/** The methods a route answers: its own, and HEAD when it declares `head` (answered like GET, without a body). */
+export const routeMethods = (route: Pick<RouteDef, "method" | "head">): string[] => (route.head ? [route.method, "HEAD"] : [route.method]);
+
+/** Whether a response to `method` carries no body (HEAD), wherever a response is written. */
+export const isHead = (method: string): boolean => method.toUpperCase() === "HEAD";

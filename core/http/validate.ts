@@ -1,6 +1,20 @@
 import type { z } from "zod";
-import { validationError, type Issue } from "../domain-error";
+import { DomainError, validationError, type Issue } from "../domain-error";
 import { malformedTextIssues } from "./well-formed-text";
+
+/**
+ * Path parameters name a resource: an issue its schema marks `params: { notFound: true }` (a post id that is not a
+ * TID) is 404 NOT_FOUND with the issue's message; any other failure is the usual 400.
+ */
+export const validateParams = <S extends z.ZodType>(schema: S, value: unknown): z.output<S> => {
+  const malformed = malformedTextIssues(value, ["params"]);
+  if (malformed.length > 0) throw validationError("invalid params", malformed);
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const notFound = result.error.issues.find((issue) => (issue as { params?: { notFound?: boolean } }).params?.notFound);
+  if (notFound) throw new DomainError("NOT_FOUND", notFound.message);
+  return validate(schema, value, "params");
+};
 
 /** Parses `value` with a zod schema, turning failures into a 400 with `issues` rooted at `where`. */
 export const validate = <S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> => {

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { ErrorCode } from "../domain-error";
 import { errorStatus } from "../http/errors";
-import type { RouteDef } from "../http/route";
+import { authPolicies, type RouteDef } from "../http/route";
 
 type Json = Record<string, unknown>;
 
@@ -38,9 +38,10 @@ const errorEnvelope = {
 /** Error codes every route of a policy can answer, besides the route's own. */
 const policyErrors = (route: RouteDef): ErrorCode[] => {
   const codes: ErrorCode[] = ["INTERNAL"];
-  if (route.auth === "actor" || route.auth === "viewer") codes.push("UNAUTHORIZED", "TENANT_UNAVAILABLE", "SERVICE_UNAVAILABLE");
-  if (route.auth === "actor") codes.push("ACTING_ACTOR_REQUIRED");
-  if (route.auth === "system") codes.push("UNAUTHORIZED", "SERVICE_UNAVAILABLE");
+  const policy = authPolicies[route.auth];
+  if (policy.credential === "service-token") codes.push("UNAUTHORIZED", "TENANT_UNAVAILABLE", "SERVICE_UNAVAILABLE");
+  if (policy.actor === "required") codes.push("ACTING_ACTOR_REQUIRED");
+  if (policy.credential === "system-token") codes.push("UNAUTHORIZED", "SERVICE_UNAVAILABLE");
   // Every limited route takes its limiter in the database, so a database that is down or slow answers 503.
   if (route.rateLimit) codes.push("RATE_LIMITED", "SERVICE_UNAVAILABLE");
   if (route.query || route.params || route.body) codes.push("VALIDATION_ERROR");
@@ -48,12 +49,12 @@ const policyErrors = (route: RouteDef): ErrorCode[] => {
 };
 
 const actorHeaders = (route: RouteDef) =>
-  route.auth === "actor" || route.auth === "viewer"
+  authPolicies[route.auth].actor !== "none"
     ? [
         {
           name: "X-Svc-Acting-Actor",
           in: "header",
-          required: route.auth === "actor",
+          required: authPolicies[route.auth].actor === "required",
           description:
             "The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.",
           schema: { type: "string", maxLength: 256 },
@@ -95,8 +96,9 @@ const operation = (route: RouteDef): Json => {
       content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" } } } } },
     };
   }
-  if (route.auth === "actor" || route.auth === "viewer") op.security = [{ serviceToken: [] }];
-  else if (route.auth === "system") op.security = [{ systemToken: [] }];
+  const { credential } = authPolicies[route.auth];
+  if (credential === "service-token") op.security = [{ serviceToken: [] }];
+  else if (credential === "system-token") op.security = [{ systemToken: [] }];
   else op.security = [];
   return op;
 };

@@ -12,7 +12,7 @@ export const pagination = {
     .regex(/^\d{1,3}$/, "limit must be an integer from 1 to 100")
     .transform(Number)
     .pipe(z.number().int().min(1).max(MAX_LIMIT))
-    .optional(),
+    .default(DEFAULT_LIMIT),
 };
 
 export const listPostsQuerySchema = z.strictObject({
@@ -29,4 +29,10 @@ export const listPostsQuerySchema = z.strictObject({
 
 export const listRepliesQuerySchema = z.strictObject({ ...pagination });
 
-export const postIdParamsSchema = z.strictObject({ postId: z.string() });
+/**
+ * A post id is a TID: any other path segment names no post, so it answers 404 NOT_FOUND (not a 400) without a
+ * query; parse-input turns an issue marked `notFound` into that answer.
+ */
+export const postIdParamsSchema = z.strictObject({
+  postId: z.string().refine(isTid, { message: "post not found", params: { notFound: true } }),
+});

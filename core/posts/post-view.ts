@@ -2,6 +2,7 @@ import { postUri } from "../records/at-uri";
 import type { PostRow } from "./post-row";
 import type { PostView } from "./post-view-schema";
 import { replyVerdict } from "./reply-gating";
+import { blobKey } from "../blobs/blob-key";
 
 export interface Projection {
   appId: string;
@@ -51,7 +52,7 @@ const embedView = (row: PostRow, view: Projection, audio: NonNullable<ReturnType
   const transcript = row.transcript;
   return {
     $type: "dev.svc.embed.audio#view" as const,
-    url: view.playbackUrl(`blobs/${view.appId}/${audio.cid}`),
+    url: view.playbackUrl(blobKey(view.appId, audio.cid)),
     mimeType: audio.mimeType,
     size: audio.size,
     ...(audio.durationMs !== null ? { durationMs: audio.durationMs } : {}),

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { Deps } from "../deps";
 import { createRouteHandler } from "../http/pipeline";
+import { isHead } from "../http/route";
 import type { RouteImpl } from "../http/route-call";
 import { fromApiGatewayEvent, toApiGatewayResult } from "./api-gateway";
 
@@ -12,7 +13,7 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
   return async (event, context) => {
     handle ??= deps().then((d) => createRouteHandler(impl, d));
     const response = await (await handle)(fromApiGatewayEvent(event), context);
-    if (event.requestContext.http.method.toUpperCase() === "HEAD") delete response.body;
+    if (isHead(event.requestContext.http.method)) delete response.body;
     return toApiGatewayResult(response);
   };
 };

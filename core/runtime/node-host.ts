@@ -8,6 +8,7 @@ import type { Deps } from "../deps";
 import { DomainError } from "../domain-error";
 import { createRouteHandler, errorResponse } from "../http/pipeline";
 import { classifyError } from "../invocation/classify-error";
+import { isHead } from "../http/route";
 import type { RouteImpl } from "../http/route-call";
 import type { HttpRequest, HttpResponse } from "../http-message/http-message";
 import { maxUploadBytes } from "../records/accepted-types";
@@ -41,7 +42,7 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       response.headers["X-Request-ID"] = requestId;
     }
     if (!incoming.complete) finishUnreadBody(incoming, response);
-    await writeResponse(outgoing, response, method === "HEAD");
+    await writeResponse(outgoing, response, isHead(method));
   };
 
   // Nothing one request does may take the process down for every tenant: whatever escapes is logged and the

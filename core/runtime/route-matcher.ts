@@ -1,4 +1,4 @@
-import type { RouteDef } from "../http/route";
+import { routeMethods, type RouteDef } from "../http/route";
 
 export interface RouteMatch<R extends RouteDef> {
   route: R;
@@ -22,8 +22,7 @@ export const createRouteMatcher = <R extends RouteDef>(routes: readonly R[]) => 
   });
   return (method: string, path: string): RouteMatch<R> | undefined => {
     for (const { route, names, regex } of compiled) {
-      const allowed = route.method === method || (method === "HEAD" && route.head === true);
-      if (!allowed) continue;
+      if (!routeMethods(route).includes(method)) continue;
       const m = regex.exec(path);
       if (!m) continue;
       try {
