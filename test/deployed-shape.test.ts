@@ -3,12 +3,13 @@ import { readFile, stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { createServer, type Server } from "node:http";
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { buildApp } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeList } from "../functions/routes";
-import { audioFixture } from "./support/audio-fixtures";
+import { audioFixture, ffmpegPath } from "./support/audio-fixtures";
 import { startDataApiEmulator, type DataApiEmulator } from "./support/data-api-emulator";
 import { startDidServer } from "./support/did-server";
 import { startLambdaContainer, type LambdaContainer } from "./support/lambda-container";
@@ -29,6 +30,7 @@ const pdsHost = "pds.smoke.test";
 const token = randomBytes(24).toString("hex");
 const secrets = {
   SVC_APP_TOKENS: `alpha:${token}`,
+  SVC_APP_WEBHOOK_SECRETS: `alpha:${randomBytes(24).toString("hex")}`,
   SVC_PLAYBACK_SIGNING_KEY: randomBytes(24).toString("hex"),
   SYSTEM_AUTH_TOKEN: randomBytes(24).toString("hex"),
 };
@@ -43,6 +45,22 @@ let ssm: SsmStandIn;
 let sqsApp: ReturnType<typeof buildApp>;
 let sqsEndpoint: string;
 let queues: { processing: string; deadLetters: string };
+let sqs: SQSClient;
+/** Webhook deliveries received, and the rendition function behind a loopback "function URL". */
+const webhooks: { headers: Record<string, unknown>; body: any }[] = [];
+let webhookServer: Server;
+let renditionUrl: Server;
+const listen = async (server: Server) => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+const readBody = (req: import("node:http").IncomingMessage) =>
+  new Promise<Buffer>((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+  });
+let renditionEndpoint: string;
 const containers = new Map<string, LambdaContainer>();
 
 const byType = (type: string) => Object.entries(deployment.resources).filter(([, r]) => r.Type === type);
@@ -50,7 +68,25 @@ const byType = (type: string) => Object.entries(deployment.resources).filter(([,
 beforeAll(async () => {
   did = await startDidServer();
   did.publish("alpha", pdsHost);
-  deployment = await sstBuild(stage, { SVC_PDS_HOST: pdsHost, SVC_APP_DIDS: `alpha:${did.didOf("alpha")}` });
+  webhookServer = createServer(async (req, res) => {
+    webhooks.push({ headers: req.headers, body: JSON.parse((await readBody(req)).toString("utf8")) });
+    res.writeHead(204).end();
+  });
+  const webhookEndpoint = await listen(webhookServer);
+  // The function URL in front of the rendition function: each request becomes the payload 2.0 event Lambda sends.
+  renditionUrl = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const url = new URL(req.url ?? "/", "http://rendition.local");
+    const event = apiGatewayEvent(req.method ?? "GET", url, url.pathname, {}, Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body.length ? body : undefined);
+    const result = await (await container(onlyOfHandler("functions/rendition.handler"))).invoke<APIGatewayProxyStructuredResultV2>(event, 60_000);
+    res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8"));
+  });
+  renditionEndpoint = await listen(renditionUrl);
+  deployment = await sstBuild(stage, {
+    SVC_PDS_HOST: pdsHost,
+    SVC_APP_DIDS: `alpha:${did.didOf("alpha")}`,
+    SVC_APP_WEBHOOK_URLS: `alpha:${webhookEndpoint}/hooks`,
+  });
   [dataApi, s3, ssm] = await Promise.all([
     startDataApiEmulator(),
     startS3Emulator(),
@@ -61,7 +97,7 @@ beforeAll(async () => {
   sqsApp = buildApp({ logger: false });
   await sqsApp.listen({ host: "127.0.0.1", port: 0 });
   sqsEndpoint = `http://127.0.0.1:${(sqsApp.server.address() as AddressInfo).port}`;
-  const sqs = new SQSClient({ region, endpoint: sqsEndpoint, credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+  sqs = new SQSClient({ region, endpoint: sqsEndpoint, credentials: { accessKeyId: "x", secretAccessKey: "y" } });
   const deadLetters = (await sqs.send(new CreateQueueCommand({ QueueName: "dead-letters" }))).QueueUrl!;
   const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetters, AttributeNames: ["QueueArn"] }))).Attributes!.QueueArn!;
   const processing = (
@@ -73,12 +109,22 @@ beforeAll(async () => {
     )
   ).QueueUrl!;
   queues = { processing, deadLetters };
-  sqs.destroy();
 }, 240_000);
 
 afterAll(async () => {
   await Promise.all([...containers.values()].map((c) => c.stop()));
-  await Promise.all([dataApi?.stop(), s3?.stop(), ssm?.stop(), did?.close(), sqsApp?.close()]);
+  sqs?.destroy();
+  webhookServer?.closeAllConnections();
+  renditionUrl?.closeAllConnections();
+  await Promise.all([
+    dataApi?.stop(),
+    s3?.stop(),
+    ssm?.stop(),
+    did?.close(),
+    sqsApp?.close(),
+    new Promise((resolve) => webhookServer?.close(resolve)),
+    new Promise((resolve) => renditionUrl?.close(resolve)),
+  ]);
 });
 
 /** Resolves the intrinsic functions the template's variables use, against the emulators. */
@@ -113,7 +159,7 @@ const ref = (id: string): string => {
 const getAtt = (id: string, attribute: string): string => {
   const type = deployment.resources[id]?.Type;
   if (type === "AWS::ApiGatewayV2::Api" && attribute === "ApiEndpoint") return apiEndpoint;
-  if (type === "AWS::Lambda::Url" && attribute === "FunctionUrl") return "http://127.0.0.1:9/";
+  if (type === "AWS::Lambda::Url" && attribute === "FunctionUrl") return `${renditionEndpoint}/`;
   throw new Error(`No emulator value for ${id}.${attribute} (${type})`);
 };
 
@@ -150,7 +196,10 @@ const bundleOf = (logicalId: string) => {
 const container = async (logicalId: string) => {
   let c = containers.get(logicalId);
   if (!c) {
-    c = await startLambdaContainer({ ...bundleOf(logicalId), env: environmentOf(logicalId) });
+    const env = environmentOf(logicalId);
+    // The layer's ffmpeg (FFMPEG_PATH=/opt/bin/ffmpeg) is an arm64 binary; this x64 machine runs its own build.
+    if (env.FFMPEG_PATH) env.FFMPEG_PATH = ffmpegPath;
+    c = await startLambdaContainer({ ...bundleOf(logicalId), env });
     containers.set(logicalId, c);
   }
   return c;
@@ -268,6 +317,46 @@ describe("deployed shape (Node 22, emulators)", () => {
     const audio = await fetch(location);
     expect(audio.status).toBe(200);
     expect(Buffer.from(await audio.arrayBuffer()).length).toBe(blob.size);
+  });
+
+  it("PATCH requests a stage; the queue carries the job to the stage function, which runs it and sends the webhook", async () => {
+    const body = Buffer.from(JSON.stringify({ processing: { waveform: true } }));
+    const patched = await request("PATCH", `/api/v1/posts/${postId}`, {
+      routePath: "/api/v1/posts/{postId}",
+      params: { postId },
+      headers: { "content-type": "application/json" },
+      body,
+      auth: true,
+    });
+    expect(patched.status, `${patched.body}\n${containers.get(functionOfRoute("PATCH /api/v1/posts/{postId}"))?.logs()}`).toBe(202);
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.processing, MaxNumberOfMessages: 1, WaitTimeSeconds: 5, AttributeNames: ["All"] }));
+    expect(Messages).toHaveLength(1);
+    const [message] = Messages;
+    const stageFn = await container(onlyOfHandler("functions/process-queue.handler"));
+    const processingArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.processing, AttributeNames: ["QueueArn"] }))).Attributes!.QueueArn!;
+    await stageFn.invoke(
+      {
+        Records: [
+          {
+            messageId: message!.MessageId,
+            receiptHandle: message!.ReceiptHandle,
+            body: message!.Body,
+            attributes: { ApproximateReceiveCount: "1", SentTimestamp: String(Date.now()), SenderId: "smoke", ApproximateFirstReceiveTimestamp: String(Date.now()) },
+            messageAttributes: {},
+            md5OfBody: message!.MD5OfBody,
+            eventSource: "aws:sqs",
+            eventSourceARN: processingArn,
+            awsRegion: region,
+          },
+        ],
+      },
+      900_000,
+    );
+    for (let i = 0; i < 50 && !webhooks.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(webhooks.map((w) => w.body)).toEqual([expect.objectContaining({ postId, originAppId: "alpha", stage: "waveform", status: "ready" })]);
+    expect(webhooks[0]!.headers["webhook-signature"]).toMatch(/^v1,/);
+    const read = await request("GET", `/api/v1/posts/${postId}`, { routePath: "/api/v1/posts/{postId}", params: { postId }, auth: true });
+    expect(JSON.stringify(read.json.data)).toContain('"waveform"');
   });
 
   it("serves the reference page's script from the deployment, gzip-encoded well under Lambda's 6 MB", async () => {
