@@ -30,6 +30,7 @@ const impl = implement(route, async (call) => {
     actor: call.actor,
     uploadId: call.params.uploadId,
     now: call.deps.now(),
+    log: call.log,
   });
   return { data: { blob } };
 });

@@ -1,5 +1,5 @@
 import { healthSchema } from "../core/health/health-schema";
-import { probeWithin } from "../core/health/probe-within";
+import { healthProbeMs, probeWithin } from "../core/health/probe-within";
 import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
 import { lambda } from "../core/runtime/lambda/lambda-root";
@@ -26,8 +26,10 @@ const impl = implement(route, async (call) => {
       call.sql
         .query<{ present: boolean }>("SELECT EXISTS (SELECT 1 FROM posts) AS present")
         .then(([row]): "present" | "empty" => (row?.present ? "present" : "empty")),
+      healthProbeMs,
+      (reason) => call.log.warn("health: records store unavailable", reason),
     ),
-    probeWithin(blobs.probe()),
+    probeWithin(blobs.probe(), healthProbeMs, (reason) => call.log.warn("health: blob store unavailable", reason)),
   ]);
   return {
     data: { ok: true as const, sha: config.sha, deployedAt: config.deployedAt, backend: config.database.kind, records, blobs: blobState },

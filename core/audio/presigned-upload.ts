@@ -17,6 +17,7 @@ import { claimUpload, insertUpload } from "./upload-records";
 import type * as z from "zod";
 import type { createUploadResponseSchema } from "./audio-route-schemas";
 import { fileTooLarge } from "./file-too-large";
+import type { Logger } from "../observability/logger";
 
 /** How long the presigned POST accepts the bytes. */
 export const uploadWindowSeconds = 900;
@@ -61,6 +62,8 @@ export interface CompleteUploadOptions {
   actor: string;
   uploadId: string;
   now: Date;
+  /** Told about cleanup that failed after the answer was decided (with the request id, through the invocation's logger). */
+  log?: Pick<Logger, "warn" | "error">;
 }
 
 /**
@@ -68,7 +71,7 @@ export interface CompleteUploadOptions {
  * deleted with the claim; a call before the bytes arrived, or one failing for an unexpected reason, puts the
  * claim back so it can be retried.
  */
-export async function completeUpload({ store, sql, appId, actor, uploadId, now }: CompleteUploadOptions): Promise<IngestedAudio> {
+export async function completeUpload({ store, sql, appId, actor, uploadId, now, log }: CompleteUploadOptions): Promise<IngestedAudio> {
   const s3 = s3Only(store);
   const upload = await claimUpload(sql, uploadId, appId, actor);
   if (!upload) throw new DomainError("NOT_FOUND", "unknown upload");
@@ -102,12 +105,16 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now }
     // database can be retried, and the copy it made is taken back.
     const { created } = await s3.copy(upload.stagingKey, key, { ifVersion: staged.version });
     await recordOrTakeBack(s3, sql, key, created, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
-    await s3.delete(upload.stagingKey).catch(() => undefined);
+    await s3.delete(upload.stagingKey).catch((error: unknown) => log?.warn("completed upload's staged object not deleted", { uploadId, error: String(error) }));
     return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {
     staged.stream.destroy();
     if (error instanceof DomainError) await s3.delete(upload.stagingKey);
-    else await insertUpload(sql, upload).catch(() => undefined);
+    else {
+      await insertUpload(sql, upload).catch((restore: unknown) =>
+        log?.error("upload could not be put back after a failed completion; it cannot be retried", { uploadId, error: String(restore) }),
+      );
+    }
     throw error;
   }
 }

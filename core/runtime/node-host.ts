@@ -12,6 +12,7 @@ import { isHead } from "../http/route";
 import type { RouteImpl } from "../http/route-call";
 import type { HttpRequest, HttpResponse } from "../http-message/http-message";
 import { maxUploadBytes } from "../records/accepted-types";
+import type { Logger } from "../observability/logger";
 import { localDidDocument } from "./local-did-document";
 import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
@@ -42,7 +43,7 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       response.headers["X-Request-ID"] = requestId;
     }
     if (!incoming.complete) finishUnreadBody(incoming, response);
-    await writeResponse(outgoing, response, isHead(method));
+    await writeResponse(outgoing, response, isHead(method), deps.logger);
   };
 
   // Nothing one request does may take the process down for every tenant: whatever escapes is logged and the
@@ -139,7 +140,7 @@ const withRequestId = (error: DomainError): HttpResponse => {
   return response;
 };
 
-const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boolean) => {
+const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boolean, log: Pick<Logger, "warn">) => {
   const { body } = res;
   const headers = { ...res.headers };
   if (typeof body === "string" || body instanceof Uint8Array) headers["Content-Length"] ??= String(Buffer.byteLength(body));
@@ -155,7 +156,9 @@ const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boole
   }
   try {
     await pipeline(body, out);
-  } catch {
-    out.destroy(); // the client went away mid-stream, or the store failed after the headers were sent
+  } catch (error) {
+    // The client went away mid-stream, or the store failed after the headers were sent: nothing left to answer.
+    log.warn("response stream ended early", { requestId: res.headers["X-Request-ID"], error: String(error) });
+    out.destroy();
   }
 };

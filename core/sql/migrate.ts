@@ -61,7 +61,9 @@ const appliedNames = async (sql: Sql): Promise<string[]> => {
   const read = async () => (await sql.query<{ name: string }>("SELECT name FROM schema_migrations")).map((r) => r.name);
   try {
     return await read();
-  } catch {
+  } catch (error) {
+    // Only a missing table means a first start; anything else (a connection, a permission) is the caller's to see.
+    if (!isMissingTable(error)) throw error;
     await sql.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
       await tx.query(
@@ -70,4 +72,10 @@ const appliedNames = async (sql: Sql): Promise<string[]> => {
     });
     return read();
   }
+};
+
+/** SQLSTATE 42P01 (undefined_table), as pg and PGlite report it, or the Data API's message for it. */
+const isMissingTable = (error: unknown): boolean => {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === "42P01" || (typeof message === "string" && /relation "?schema_migrations"? does not exist/.test(message));
 };
