@@ -49,23 +49,41 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
   pool.on("error", () => {});
 
   // Statements with parameters run as named prepared statements: each connection parses and plans one once, then
-  // only binds (the post view query plans in about 0.7 ms and executes in 0.15). The names are per text, and a
+  // only binds (the post view query plans in about 0.7 ms and executes in 0.15). Names are per connection as well
+  // as per text, so sessions shared between connections (PGlite behind pglite-socket) never see a name twice; a
   // runaway number of distinct texts falls back to unnamed statements rather than grow every connection.
-  const names = new Map<string, string>();
-  const nameOf = (text: string) => {
-    let name = names.get(text);
-    if (name === undefined && names.size < maxPreparedStatements) names.set(text, (name = `svc_${names.size}`));
-    return name;
+  const texts = new Map<string, number>();
+  const connections = new WeakMap<pg.PoolClient, number>();
+  let nextConnection = 0;
+  const nameOf = (client: pg.PoolClient, text: string) => {
+    let index = texts.get(text);
+    if (index === undefined && texts.size < maxPreparedStatements) texts.set(text, (index = texts.size));
+    if (index === undefined) return undefined;
+    let connection = connections.get(client);
+    if (connection === undefined) connections.set(client, (connection = nextConnection++));
+    return `svc_${connection}_${index}`;
   };
-  const run = async <Row>(on: pg.Pool | pg.PoolClient, text: string, params?: readonly SqlValue[]) => {
+  const run = async <Row>(client: pg.PoolClient, text: string, params?: readonly SqlValue[]) => {
     const values = params ? [...params] : undefined;
-    const name = values?.length ? nameOf(text) : undefined;
-    return (await on.query(name ? { name, text, values } : { text, values })).rows as Row[];
+    const name = values?.length ? nameOf(client, text) : undefined;
+    return (await client.query(name ? { name, text, values } : { text, values })).rows as Row[];
+  };
+  /** One statement on a pooled connection; like pool.query, a connection whose statement failed is not reused. */
+  const runPooled = async <Row>(text: string, params?: readonly SqlValue[]) => {
+    const client = await pool.connect();
+    try {
+      const rows = await run<Row>(client, text, params);
+      client.release();
+      return rows;
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
   };
 
   return {
     kind: "postgres",
-    query: (text, params) => run(pool, text, params),
+    query: (text, params) => runPooled(text, params),
     async transaction(fn) {
       const client = await pool.connect();
       let broken = false;
