@@ -121,6 +121,7 @@ describe("functions", () => {
         ...(ports.has("providers") || route.auth === ("system" as string) ? ["SST_Secret_value_SYSTEM_AUTH_TOKEN"] : []),
         ...(ports.has("providers") ? ["SVC_RENDITION_SERVICE_URL", "SVC_PLATFORM_TRANSCRIBER", "SST_Secret_value_ELEVENLABS_API_KEY"] : []),
         ...(ports.has("webhooks") ? ["SST_Secret_value_SVC_APP_WEBHOOK_SECRETS", "SST_Parameter_value_SVC_APP_WEBHOOK_URLS"] : []),
+        ...(ports.has("stages") ? ["FFMPEG_PATH"] : []),
       ]);
       const own = Object.keys(env).filter((k) => !["SST_APP", "SST_STAGE", "SST_SSM_PREFIX", "AWS_NODEJS_CONNECTION_REUSE_ENABLED"].includes(k));
       expect(own.sort()).toEqual([...expected].sort());
@@ -230,6 +231,13 @@ describe("workers", () => {
     expect(actions.includes("sqs:SendMessage")).toBe(ports.has("dispatch"));
     expect(actions.some((a) => a.startsWith("transcribe:"))).toBe(ports.has("stages"));
     expect("SST_Secret_value_SVC_APP_WEBHOOK_SECRETS" in environmentOf(fn)).toBe(ports.has("webhooks"));
+  });
+
+  it.each(Object.keys(workerPorts) as (keyof typeof workerPorts)[])("%s has ffmpeg exactly when it runs stages (a provider's output is re-encoded in the pass)", (name) => {
+    const fn = { stage: built.stage, deadLetter: built.deadLetter, sweep: built.sweep.jobFunction }[name];
+    const runsStages = (workerPorts[name] as readonly Port[]).includes("stages");
+    expect(environmentOf(fn).FFMPEG_PATH).toBe(runsStages ? "/opt/bin/ffmpeg" : undefined);
+    expect(lambdaOf(fn).Properties.Layers?.length ?? 0).toBe(runsStages ? 1 : 0);
   });
 
   it("run the stage pass with the queue, bucket, database and providers", () => {

@@ -167,7 +167,12 @@ export function ServiceStack({ app, stack }: StackContext) {
       bind.push(secrets.ELEVENLABS_API_KEY);
     }
     if (ports.includes("webhooks")) bind.push(secrets.SVC_APP_WEBHOOK_SECRETS, ...(webhookUrls ? [webhookUrls] : []));
-    if (ports.includes("stages")) fn.attachPermissions([transcribe]);
+    if (ports.includes("stages")) {
+      fn.attachPermissions([transcribe]);
+      // A pass may re-encode a provider's output (ElevenLabs isolation) into the upload's family: it needs ffmpeg too.
+      fn.addLayers(ffmpeg);
+      environment.FFMPEG_PATH = ffmpegLayerPath;
+    }
     for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
     fn.bind([...new Set(bind)]);
     return fn;
