@@ -327,6 +327,16 @@ const print = (backend: string, results: Result[]) => {
   }
 };
 
+/** Every case against a started server, then its peak RSS; the server is stopped either way. */
+async function measure(server: Server) {
+  try {
+    const results = await runAll(server);
+    return { results, rss: await server.peakRssMb() };
+  } finally {
+    await server.stop();
+  }
+}
+
 async function pglite() {
   const dir = await mkdtemp(path.join(tmpdir(), "bench-pglite-"));
   try {
@@ -335,14 +345,7 @@ async function pglite() {
     const firstRss = await first.peakRssMb();
     await first.stop();
     const server = await startServer(url, path.join(dir, "blobs"));
-    let results;
-    let rss;
-    try {
-      results = await runAll(server);
-      rss = await server.peakRssMb();
-    } finally {
-      await server.stop();
-    }
+    const { results, rss } = await measure(server);
     print("PGlite", results);
     console.log(
       `start to healthy: ${first.startMs.toFixed(0)} ms on an empty directory (peak RSS ${firstRss.toFixed(0)} MB), ${server.startMs.toFixed(0)} ms on an existing one; peak RSS serving ${rss.toFixed(0)} MB`,
@@ -362,14 +365,7 @@ async function postgres(adminUrl: string) {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     const server = await startServer(url.toString(), path.join(dir, "blobs"));
-    let results;
-    let rss;
-    try {
-      results = await runAll(server);
-      rss = await server.peakRssMb();
-    } finally {
-      await server.stop();
-    }
+    const { results, rss } = await measure(server);
     print("Postgres", results);
     console.log(`start to healthy: ${server.startMs.toFixed(0)} ms on an empty database; peak RSS serving ${rss.toFixed(0)} MB`);
   } finally {

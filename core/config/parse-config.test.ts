@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { requiredEnv as base } from "../../test/support/config-env";
 import { ConfigError, parseConfig } from "./parse-config";
 
 const tokenA = "token-for-tenant-a-000000000000000000000";
 const tokenB = "token-for-tenant-b-000000000000000000000";
-const base = {
-  DATABASE_URL: "pglite://memory",
-  SVC_BLOB_DIR: "/tmp/blobs",
-  SVC_PUBLIC_BASE_URL: "https://audio.example.com",
-  SVC_PDS_HOST: "pds.example.com",
-  SVC_PLAYBACK_SIGNING_KEY: "k".repeat(32),
-};
 
 function recordingLog() {
   const errors: string[] = [];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { requiredEnv as base } from "../../test/support/config-env";
 import { parseConfig } from "../config/parse-config";
 import { backends } from "../../test/support/databases";
 import { startEnrichmentHarness } from "../../test/support/enrichment-harness";
@@ -6,13 +7,6 @@ import { dispatchMode } from "./dispatcher";
 import { createInlineDispatcher } from "./inline-dispatcher";
 import { acquireLease, releaseLease } from "./lease";
 
-const base = {
-  DATABASE_URL: "pglite://memory",
-  SVC_BLOB_DIR: "/tmp/blobs",
-  SVC_PUBLIC_BASE_URL: "https://audio.example.com",
-  SVC_PDS_HOST: "pds.example.com",
-  SVC_PLAYBACK_SIGNING_KEY: "k".repeat(32),
-};
 const queue = { PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/processing" };
 const tasks = { SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio" };
 const quiet = { error() {}, warn() {} };

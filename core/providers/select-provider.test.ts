@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { requiredEnv as base } from "../../test/support/config-env";
 import { parseConfig } from "../config/parse-config";
 import type { Stage } from "./provider-port";
 import { providerRegistry, type ProviderEntry, type ProviderFactories } from "./provider-registry";
 import { selectProvider, type Selection } from "./select-provider";
 
-const base = {
-  DATABASE_URL: "pglite://memory",
-  SVC_BLOB_DIR: "/tmp/blobs",
-  SVC_PUBLIC_BASE_URL: "https://audio.example.com",
-  SVC_PDS_HOST: "pds.example.com",
-  SVC_PLAYBACK_SIGNING_KEY: "k".repeat(32),
-};
 const s3 = { SVC_BLOB_DIR: "", SVC_BLOB_BUCKET: "bucket" };
 const platform = { ...s3, SVC_PLATFORM_TRANSCRIBER: "aws-transcribe" };
 const elevenlabs = { ELEVENLABS_API_KEY: "xi-key" };
