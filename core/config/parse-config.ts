@@ -5,7 +5,8 @@ import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
 import { isDidWeb } from "../tenancy/did-web";
 import { readVariables } from "./read-variables";
-import { minSecretLength, parseDatabaseUrl } from "./variable-parsers";
+import { minSecretLength, shortSecret } from "./secret-length";
+import { parseDatabaseUrl } from "./variable-parsers";
 
 export type ConfigLog = {
   error(msg: string, ...extra: Record<string, unknown>[]): void;
@@ -117,12 +118,7 @@ export function parseDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
   return database;
 }
 function parseTenants(env: NodeJS.ProcessEnv, log: ConfigLog): Map<string, Tenant> {
-  const tokens = parseAppList(
-    "SVC_APP_TOKENS",
-    env.SVC_APP_TOKENS,
-    (token) => (token.length < minSecretLength ? `token is shorter than ${minSecretLength} characters` : undefined),
-    log,
-  );
+  const tokens = parseAppList("SVC_APP_TOKENS", env.SVC_APP_TOKENS, shortSecret("token"), log);
   // One token naming two tenants would make the tenancy key ambiguous: the later tenant loses it.
   const owners = new Map<string, string>();
   for (const [appId, token] of tokens) {

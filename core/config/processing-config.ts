@@ -1,6 +1,7 @@
 /** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
 import type { Stage } from "../records/stages";
 import { parseAppList, type AppListLog } from "./app-list";
+import { shortSecret } from "./secret-length";
 
 /** A provider named in a variable, optionally pinning a model (`elevenlabs:scribe_v2`). */
 export interface ProviderValue {
@@ -59,7 +60,6 @@ export const processingVariables = {
 
 const stages: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
 const providerName = /^[a-z0-9][a-z0-9-]*$/;
-const minSecretLength = 32;
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 export const defaultCloudTasksBaseUrl = "https://cloudtasks.googleapis.com";
@@ -182,12 +182,7 @@ export const webhookUrlProblem = (value: string): string | undefined => {
 
 function parseWebhooks(env: NodeJS.ProcessEnv, log: AppListLog): Map<string, WebhookTarget> {
   const urls = parseAppList("SVC_APP_WEBHOOK_URLS", env.SVC_APP_WEBHOOK_URLS, webhookUrlProblem, log);
-  const secrets = parseAppList(
-    "SVC_APP_WEBHOOK_SECRETS",
-    env.SVC_APP_WEBHOOK_SECRETS,
-    (s) => (s.length < minSecretLength ? `secret is shorter than ${minSecretLength} characters` : undefined),
-    log,
-  );
+  const secrets = parseAppList("SVC_APP_WEBHOOK_SECRETS", env.SVC_APP_WEBHOOK_SECRETS, shortSecret("secret"), log);
   const targets = new Map<string, WebhookTarget>();
   for (const appId of new Set([...urls.keys(), ...secrets.keys()])) {
     const url = urls.get(appId);

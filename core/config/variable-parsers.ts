@@ -1,4 +1,5 @@
 /** Parsers of single variables, for the rows of the variable table (`variables.ts`). */
+import { minSecretLength } from "./secret-length";
 import type { DatabaseConfig, LogLevel } from "./types";
 
 /** Records a problem with the variable and yields nothing; a parser returns it for a bad value. */
@@ -7,7 +8,6 @@ export type Fail = (variable: string, message: string) => undefined;
 /** Turns one variable's trimmed, non-empty value into its typed value, or reports a problem through `fail`. */
 export type VariableParser<T = unknown> = (value: string, fail: Fail, name: string) => T | undefined;
 
-export const minSecretLength = 32;
 
 export const secret: VariableParser<string> = (value, fail, name) =>
   value.length < minSecretLength ? fail(name, `${name} must be at least ${minSecretLength} characters`) : value;
