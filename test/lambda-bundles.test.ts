@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { routeList } from "../functions/routes";
-import { adaptersIn, bundleFunction, type AdapterName } from "./support/lambda-bundle";
+import { routePorts } from "../stacks/route-ports";
+import { adaptersIn, bundleBudgetBytes, bundleFunction, functionFiles, type AdapterName } from "./support/lambda-bundle";
 
 /** What each port's Lambda adapter brings into a bundle. */
 const portAdapters: Record<string, AdapterName[]> = { sql: ["Data API client"], blobs: ["S3 client"] };
@@ -13,18 +14,27 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
       const expected = new Set(route.uses.flatMap((port) => portAdapters[port] ?? []));
       // Enrichment may dispatch through SQS, so a route that uses it carries the SQS client.
       if ((route.uses as readonly string[]).includes("enrichment")) expected.add("SQS client");
+      // Only a route that runs processing stages itself (the system route) carries the providers; create and PATCH
+      // plan over the provider catalog and dispatch.
+      if (routePorts(route).includes("stages")) expected.add("provider adapters").add("Transcribe client");
       expect(carried.sort()).toEqual([...expected].sort());
     },
   );
 
-  it.each(["health", "openapi", "reference"])("functions/%s.ts loads no AWS client it does not use", async (file) => {
-    const carried = adaptersIn((await bundleFunction(file)).inputs);
-    if (file !== "health") expect(carried).toEqual([]);
-    else expect(carried.sort()).toEqual(["Data API client", "S3 client"]); // it probes both stores (CONTRACT.md section 10)
+  it("the stage function carries the providers it runs stages with", async () => {
+    expect(adaptersIn((await bundleFunction("process-queue")).inputs)).toEqual(expect.arrayContaining(["provider adapters", "Transcribe client"]));
+  });
+
+  it.each(["openapi", "reference", "reference-script", "not-found"])("functions/%s.ts loads no AWS client", async (file) => {
+    expect(adaptersIn((await bundleFunction(file)).inputs)).toEqual([]);
   });
 
   it.each(["process-queue", "dead-letter", "sweep", "migrate", "not-found"])("functions/%s.ts carries no Node host adapter", async (file) => {
     const carried = adaptersIn((await bundleFunction(file)).inputs);
     expect(carried.filter((name) => ["PGlite", "node-postgres", "file blob store", "Node host"].includes(name))).toEqual([]);
+  });
+
+  it.each(functionFiles())(`functions/%s.ts bundles to at most ${bundleBudgetBytes.toLocaleString("en")} bytes (issue 10's budget)`, async (file) => {
+    expect((await bundleFunction(file)).bytes.length).toBeLessThanOrEqual(bundleBudgetBytes);
   });
 });

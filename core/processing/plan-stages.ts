@@ -4,8 +4,7 @@
  */
 import type { Config } from "../config/types";
 import type { Stage } from "../providers/provider-port";
-import type { ProviderEntry } from "../providers/provider-registry";
-import { selectProvider, type SelectionLog } from "../providers/select-provider";
+import { selectProvider, type ProviderChoice, type SelectionLog } from "../providers/select-provider";
 import type { StageDecision } from "./stage-state";
 
 export const planStages = (
@@ -14,7 +13,7 @@ export const planStages = (
   config: Config,
   dispatchOn: boolean,
   log: SelectionLog,
-  registry?: readonly ProviderEntry[],
+  registry?: readonly ProviderChoice[],
 ): StageDecision[] =>
   stages.map((stage) => {
     const selection = selectProvider(stage, appId, config, log, registry);

@@ -11,8 +11,9 @@ import { recordCid } from "../records/record-cid";
 import type { StrongRef } from "../records/post-schema";
 import { buildTranscriptRecord } from "../records/transcript-record";
 import { ProviderError, stageOrder, type AudioRef, type ProviderCall, type Stage } from "../providers/provider-port";
-import type { ProviderEntry } from "../providers/provider-registry";
-import { buildProvider, selectProvider } from "../providers/select-provider";
+import { buildProvider } from "../providers/build-provider";
+import { providerRegistry, type ProviderEntry } from "../providers/provider-registry";
+import { selectProvider } from "../providers/select-provider";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
@@ -139,7 +140,7 @@ const runStage = async (
     await settle("failed", "provider_error");
     return "settled";
   }
-  const selection = selectProvider(stage, appId, deps.config, deps.log, deps.registry);
+  const selection = selectProvider(stage, appId, deps.config, deps.log, deps.registry ?? providerRegistry);
   if (!selection.ok) {
     // The deployment changed since the request: the stage cannot run here any more.
     await settle("failed", selection.reason);

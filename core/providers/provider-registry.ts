@@ -1,7 +1,8 @@
 /**
- * Every provider this build knows, in first-available order per stage (CONTRACT.md section 11). Adding a real
- * provider is one entry: its name, stages, whether it is reachable only by name, when this deployment can run it,
- * and its adapters. Selection (select-provider.ts) reads only this table.
+ * Every provider this build knows with its adapters: the catalog (provider-catalog.ts: names, stages, availability,
+ * order) plus, for each provider, an adapter for every stage it lists (the type requires one). Adding a real
+ * provider is one catalog entry and its adapters here. The worker pass builds adapters from this table; request-time
+ * planning reads the catalog alone.
  */
 import type { BlobStore } from "../blobs/blob-store";
 import type { Config } from "../config/types";
@@ -10,11 +11,14 @@ import { TranscribeClient } from "@aws-sdk/client-transcribe";
 import { createTranscribeTranscriber } from "./aws-transcribe/transcribe-transcriber";
 import { createElevenLabsDenoiser } from "./elevenlabs/elevenlabs-denoiser";
 import { createElevenLabsTranscriber } from "./elevenlabs/elevenlabs-transcriber";
+import { providerCatalog, type ProviderInfo, type ProviderName } from "./provider-catalog";
 import { createRenditionClient } from "./rendition/rendition-client";
 import { createRenditionTrimmer } from "./rendition/rendition-trimmer";
 import { createRenditionWaveformMaker } from "./rendition/rendition-waveform";
 import { createRnnoiseDenoiser } from "./rendition/rnnoise-denoiser";
 import { stubDenoiser, stubTranscriber, stubTrimmer, stubWaveformMaker } from "./stub-providers";
+
+export { providerModelDefault } from "./provider-catalog";
 
 /** What an adapter is built from: the whole configuration (keys, URLs, tokens) and the shared blob store. */
 export interface ProviderContext {
@@ -22,21 +26,13 @@ export interface ProviderContext {
   blobs: BlobStore;
 }
 
-export type ProviderFactories = { [S in Stage]?: (context: ProviderContext, model?: string) => StageProviders[S] };
+type Factory<S extends Stage> = (context: ProviderContext, model?: string) => StageProviders[S];
+export type ProviderFactories = { [S in Stage]?: Factory<S> };
 
-export interface ProviderEntry {
-  name: string;
-  stages: readonly Stage[];
-  /** Chosen only when a pin or default names it, never as the first available provider. */
-  explicitOnly: boolean;
-  /** Whether this deployment can run it. */
-  available(config: Config): boolean;
-  /** The adapters, per stage; a stage listed without one is reported as a misconfiguration when chosen. */
+export interface ProviderEntry extends ProviderInfo {
+  /** The adapters, per stage; a stage listed without one is reported as a misconfiguration when chosen (tests). */
   adapters: ProviderFactories;
 }
-
-/** SVC_RENDITION_SERVICE_URL and SYSTEM_AUTH_TOKEN both set (rendition-target.ts). */
-const renditionConfigured = (config: Config) => config.rendition !== undefined;
 
 const renditionClient = ({ config }: ProviderContext) => createRenditionClient({ baseUrl: config.rendition!.url, token: config.rendition!.token });
 
@@ -50,58 +46,29 @@ const elevenLabs = ({ config, blobs }: ProviderContext) => ({
 let transcribe: TranscribeClient | undefined;
 const transcribeClient = () => (transcribe ??= new TranscribeClient({ maxAttempts: 1 }));
 
-export const providerRegistry: readonly ProviderEntry[] = [
-  {
-    name: "aws-transcribe",
-    stages: ["transcribe"],
-    explicitOnly: false,
-    available: (config) => config.processing.platformTranscriber === "aws-transcribe" && config.blobs.kind === "s3",
-    adapters: {
-      transcribe: ({ config }, model) =>
-        createTranscribeTranscriber({ client: transcribeClient(), bucket: (config.blobs as { bucket: string }).bucket, ...(model && { model }) }),
-    },
-  },
-  {
-    name: "elevenlabs",
-    stages: ["transcribe", "denoise"],
-    explicitOnly: false,
-    available: (config) => config.processing.elevenLabsApiKey !== undefined,
-    adapters: {
-      transcribe: (context, model) => createElevenLabsTranscriber({ ...elevenLabs(context), ...(model && { model }) }),
-      denoise: (context) => createElevenLabsDenoiser(elevenLabs(context)),
-    },
-  },
-  {
-    name: "rendition",
-    stages: ["trim", "waveform"],
-    explicitOnly: false,
-    available: renditionConfigured,
-    adapters: {
-      trim: (context) => createRenditionTrimmer(renditionClient(context)),
-      waveform: (context) => createRenditionWaveformMaker(renditionClient(context)),
-    },
-  },
-  {
-    name: "rnnoise",
-    stages: ["denoise"],
-    explicitOnly: true,
-    available: renditionConfigured,
-    adapters: { denoise: (context) => createRnnoiseDenoiser(renditionClient(context)) },
-  },
-  {
-    name: "stub",
-    stages: ["denoise", "trim", "transcribe", "waveform"],
-    explicitOnly: true,
-    available: () => true,
-    adapters: {
-      denoise: () => stubDenoiser,
-      trim: () => stubTrimmer,
-      transcribe: (_, model) => stubTranscriber(model),
-      waveform: () => stubWaveformMaker,
-    },
-  },
-];
+/** Exactly the stages each catalog entry lists, each with its adapter. */
+type AdaptersOf = { [E in (typeof providerCatalog)[number] as E["name"]]: { [S in E["stages"][number]]: Factory<S> } };
 
-/** The model variable of a provider, below a tenant or deployment pin (CONTRACT.md section 11). */
-export const providerModelDefault = (provider: string, config: Config): string | undefined =>
-  provider === "aws-transcribe" ? config.processing.platformSttModel : provider === "elevenlabs" ? config.processing.elevenLabsSttModel : undefined;
+const adapters: AdaptersOf = {
+  "aws-transcribe": {
+    transcribe: ({ config }, model) =>
+      createTranscribeTranscriber({ client: transcribeClient(), bucket: (config.blobs as { bucket: string }).bucket, ...(model && { model }) }),
+  },
+  elevenlabs: {
+    transcribe: (context, model) => createElevenLabsTranscriber({ ...elevenLabs(context), ...(model && { model }) }),
+    denoise: (context) => createElevenLabsDenoiser(elevenLabs(context)),
+  },
+  rendition: {
+    trim: (context) => createRenditionTrimmer(renditionClient(context)),
+    waveform: (context) => createRenditionWaveformMaker(renditionClient(context)),
+  },
+  rnnoise: { denoise: (context) => createRnnoiseDenoiser(renditionClient(context)) },
+  stub: {
+    denoise: () => stubDenoiser,
+    trim: () => stubTrimmer,
+    transcribe: (_, model) => stubTranscriber(model),
+    waveform: () => stubWaveformMaker,
+  },
+};
+
+export const providerRegistry: readonly ProviderEntry[] = providerCatalog.map((info) => ({ ...info, adapters: adapters[info.name as ProviderName] }));

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { requiredEnv as base } from "../../test/support/config-env";
 import { parseConfig } from "../config/parse-config";
 import type { Stage } from "./provider-port";
+import { providerCatalog } from "./provider-catalog";
 import { providerRegistry, type ProviderEntry, type ProviderFactories } from "./provider-registry";
 import { selectProvider, type Selection } from "./select-provider";
 
@@ -135,5 +136,20 @@ describe("provider selection per stage and tenant (spec section 1, CONTRACT.md s
     const without = registry.map((e) => (e.name === "elevenlabs" ? { ...e, adapters: {} } : e));
     expect(selectProvider("transcribe", "alpha", config, log, without)).toEqual(skip("provider_misconfigured"));
     expect(errors.join()).toMatch(/adapter/);
+  });
+
+  it("request-time planning (the catalog, no adapters) chooses as the worker does (the registry), for every rule above", () => {
+    for (const { env, stage, appId } of rules) {
+      const config = parseConfig({ ...base, ...env }, { error() {}, warn() {} });
+      const quiet = { error() {} };
+      expect(selectProvider(stage, appId ?? "alpha", config, quiet, providerCatalog)).toEqual(
+        selectProvider(stage, appId ?? "alpha", config, quiet, providerRegistry),
+      );
+    }
+  });
+
+  it("the registry is the catalog, in its order, with an adapter for every stage each provider lists", () => {
+    expect(providerRegistry.map(({ adapters, ...info }) => info)).toEqual(providerCatalog);
+    for (const entry of providerRegistry) expect(Object.keys(entry.adapters).sort()).toEqual([...entry.stages].sort());
   });
 });

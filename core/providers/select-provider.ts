@@ -3,16 +3,26 @@
  * SVC_PROCESSING_STUB=true overrides everything; otherwise the tenant pin, then the deployment default, then the
  * first available provider. A named provider that is unknown, not configured or without an adapter for the stage
  * is a misconfiguration (logged at error level, no fallback); `stub` is reachable only by name.
+ *
+ * Selection reads the catalog by default, so request-time planning bundles no adapter; the worker passes the
+ * registry, whose adapters (one per listed stage, by its type) make both choose alike.
  */
 import type { ProviderValue } from "../config/processing-config";
 import { processingVariables } from "../config/processing-config";
 import type { Config } from "../config/types";
-import type { Stage, StageProviders } from "./provider-port";
-import { providerModelDefault, providerRegistry, type ProviderContext, type ProviderEntry } from "./provider-registry";
+import { providerCatalog, providerModelDefault, type ProviderInfo } from "./provider-catalog";
+import type { Stage } from "./provider-port";
+import type { ProviderFactories } from "./provider-registry";
 
 export type Selection =
   | { ok: true; provider: string; model?: string }
   | { ok: false; reason: "no_provider" | "provider_misconfigured" };
+
+/** A catalog entry, or a registry entry with its adapters (the worker, tests). */
+export type ProviderChoice = ProviderInfo & { adapters?: ProviderFactories };
+
+/** A catalog entry stands for the registry's, which has an adapter for every stage it lists. */
+const hasAdapter = (entry: ProviderChoice, stage: Stage): boolean => !entry.adapters || entry.adapters[stage] !== undefined;
 
 export interface SelectionLog {
   error(msg: string, ...extra: Record<string, unknown>[]): void;
@@ -26,7 +36,7 @@ export const selectProvider = (
   appId: string,
   config: Config,
   log: SelectionLog,
-  registry: readonly ProviderEntry[] = providerRegistry,
+  registry: readonly ProviderChoice[] = providerCatalog,
 ): Selection => {
   const { processing } = config;
   if (processing.stub) return { ok: true, provider: "stub" };
@@ -47,7 +57,7 @@ export const selectProvider = (
         ? `names a provider that cannot ${stage}`
         : !entry.available(config)
           ? "names a provider that is not configured on this deployment"
-          : !entry.adapters[stage]
+          : !hasAdapter(entry, stage)
             ? "names a provider whose adapter is not in this build"
             : undefined;
     if (problem) {
@@ -62,7 +72,7 @@ export const selectProvider = (
     return withModel(stage, appId, named.value, config);
   }
 
-  const first = registry.find((e) => !e.explicitOnly && e.stages.includes(stage) && e.adapters[stage] && e.available(config));
+  const first = registry.find((e) => !e.explicitOnly && e.stages.includes(stage) && hasAdapter(e, stage) && e.available(config));
   return first ? withModel(stage, appId, { provider: first.name }, config) : { ok: false, reason: "no_provider" };
 };
 
@@ -76,16 +86,4 @@ const withModel = (stage: Stage, appId: string, value: ProviderValue, config: Co
     (deployment?.provider === value.provider ? deployment.model : undefined) ??
     providerModelDefault(value.provider, config);
   return model === undefined ? { ok: true, provider: value.provider } : { ok: true, provider: value.provider, model };
-};
-
-/** The adapter for a selection made by selectProvider (which guarantees the entry and its adapter exist). */
-export const buildProvider = <S extends Stage>(
-  stage: S,
-  selection: Extract<Selection, { ok: true }>,
-  context: ProviderContext,
-  registry: readonly ProviderEntry[] = providerRegistry,
-): StageProviders[S] => {
-  const factory = registry.find((e) => e.name === selection.provider)?.adapters[stage];
-  if (!factory) throw new Error(`no ${stage} adapter for provider ${selection.provider}`);
-  return factory(context, selection.model);
 };

@@ -1,13 +1,27 @@
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 
+/** Every Lambda entry in functions/ (routes, jobs, the rendition service): each `.ts` file but the route table and tests. */
+export const functionFiles = (): string[] =>
+  readdirSync(path.join(repoRoot, "functions"))
+    .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts") && name !== "routes.ts")
+    .map((name) => name.slice(0, -3))
+    .sort();
+
+/** Issue 10's budget: each function's bundle at most 1 MB (decimal). */
+export const bundleBudgetBytes = 1_000_000;
+
 /**
  * Bundles `functions/<file>.ts` the way SST v2 bundles a Node.js function: esbuild, ESM for node22, everything
  * bundled (the AWS SDK v3 included), minified, with the createRequire banner SST adds to ESM bundles.
  */
-export const bundleFunction = async (file: string) => {
+export const bundleFunction = (file: string) => (bundles.get(file) ?? bundles.set(file, bundle(file)).get(file))!;
+const bundles = new Map<string, ReturnType<typeof bundle>>();
+
+const bundle = async (file: string) => {
   const result = await build({
     entryPoints: [path.join(repoRoot, "functions", `${file}.ts`)],
     bundle: true,
@@ -34,6 +48,9 @@ export const adapters = {
   "Data API client": /node_modules\/@aws-sdk\/client-rds-data\//,
   "S3 client": /node_modules\/@aws-sdk\/client-s3\//,
   "SQS client": /node_modules\/@aws-sdk\/client-sqs\//,
+  // What only a function that runs processing stages needs: the providers' adapters and the Transcribe client.
+  "provider adapters": /core\/providers\/provider-registry\.ts$/,
+  "Transcribe client": /node_modules\/@aws-sdk\/client-transcribe\//,
   PGlite: /node_modules\/@electric-sql\/pglite\/|core\/sql\/pglite\.ts$/,
   "node-postgres": /node_modules\/pg\/|core\/sql\/postgres\.ts$/,
   "file blob store": /core\/blobs\/fs-blob-store\.ts$/,
