@@ -1,9 +1,8 @@
-import { Sha256 } from "@aws-crypto/sha256-js";
-import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSsmStandIn, type SsmStandIn } from "../../test/support/ssm-stand-in";
 import { loadSstConfig } from "./sst-config";
-import { signedHeaders, ssmParameters, type SsmParameters } from "./ssm-parameters";
+import { signRequest } from "./aws-sigv4";
+import { ssmParameters, type SsmParameters } from "./ssm-parameters";
 
 let ssm: SsmStandIn;
 let client: SsmParameters;
@@ -59,32 +58,22 @@ describe("SST Config values at cold start", () => {
 });
 
 describe("SSM GetParameters request", () => {
-  it("is signed with Signature Version 4 exactly as the AWS SDK signs it", async () => {
-    const env = { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", AWS_SESSION_TOKEN: "session-token" };
+  it("is a JSON 1.1 POST to the SSM endpoint, signed for ssm in the function's region with its session token", async () => {
+    const env = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", AWS_SESSION_TOKEN: "session-token" };
     const at = new Date("2026-11-22T03:30:00.000Z");
-    const body = JSON.stringify({ Names: ["/sst/svc/prod/Secret/X/value"], WithDecryption: true });
-    const ours = signedHeaders(env, "eu-west-1", "ssm.eu-west-1.amazonaws.com", body, at);
-    const sdk = await new SignatureV4({
-      service: "ssm",
-      region: "eu-west-1",
-      sha256: Sha256,
-      applyChecksum: false,
-      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN },
-    }).sign(
-      {
-        method: "POST",
-        protocol: "https:",
-        hostname: "ssm.eu-west-1.amazonaws.com",
-        path: "/",
-        headers: {
-          host: "ssm.eu-west-1.amazonaws.com",
-          "content-type": "application/x-amz-json-1.1",
-          "x-amz-target": "AmazonSSM.GetParameters",
-        },
-        body,
-      },
-      { signingDate: at },
-    );
-    expect(ours.authorization).toBe(sdk.headers.authorization);
+    const sent: { url: string; init: RequestInit }[] = [];
+    const fetchImpl = (async (url: URL, init: RequestInit) => {
+      sent.push({ url: String(url), init });
+      return new Response(JSON.stringify({ Parameters: [], InvalidParameters: ["/x"] }), { status: 200 });
+    }) as unknown as typeof fetch;
+    await ssmParameters(env, fetchImpl, () => at).get(["/x"]);
+    const [{ url, init }] = sent as [(typeof sent)[0]];
+    expect(url).toBe("https://ssm.eu-west-1.amazonaws.com/");
+    expect(init).toMatchObject({ method: "POST", redirect: "manual" });
+    const body = JSON.stringify({ Names: ["/x"], WithDecryption: true });
+    expect(init.body).toBe(body);
+    const headers = { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AmazonSSM.GetParameters" };
+    const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN };
+    expect(init.headers).toEqual(signRequest({ method: "POST", url: new URL(url), headers, body }, { service: "ssm", region: "eu-west-1" }, credentials, at));
   });
 });
