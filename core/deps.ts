@@ -1,6 +1,7 @@
 import type { RenditionBuilder } from "./providers/rendition-builder";
 import type { BlobStore } from "./blobs/blob-store";
 import type { Config } from "./config/types";
+import type { StoreProbes } from "./health/store-probes";
 import type { Logger } from "./observability/logger";
 import type { Enrichment } from "./processing/enrichment";
 import type { Sql } from "./sql/port";
@@ -17,6 +18,8 @@ export interface Ports {
   blobs: BlobStore;
   /** Request-time stage decisions, dispatch, and the worker pass's ports (built over `sql` and `blobs`). */
   enrichment: Enrichment;
+  /** /health's probes of both stores: over `sql` and `blobs` on the Node host; one signed request each on Lambda. */
+  storeProbes: StoreProbes;
   /** Builds missing mp3 renditions; absent unless the rendition service is configured (SVC_RENDITION_SERVICE_URL). */
   renditions?: RenditionBuilder;
 }

@@ -10,9 +10,10 @@ import type { RouteDef } from "../core/http/route";
  * - `providers`: the providers' configuration (rendition service URL and token, ElevenLabs key, platform
  *   transcriber), to choose providers at request time or call the rendition service;
  * - `webhooks`: the tenants' webhook URLs and signing secrets, to write and deliver webhook events;
- * - `stages`: runs processing stages itself (Amazon Transcribe jobs).
+ * - `stages`: runs processing stages itself (Amazon Transcribe jobs);
+ * - `probes`: asks whether each store holds anything (/health): one Data API statement and a one-key bucket listing.
  */
-export type Port = "sql" | "blobs" | "dispatch" | "providers" | "webhooks" | "stages";
+export type Port = "sql" | "blobs" | "dispatch" | "providers" | "webhooks" | "stages" | "probes";
 
 /**
  * What a route's Lambda reaches, from the ports its route table entry `uses` (and its auth): `enrichment` chooses
@@ -23,6 +24,7 @@ const infrastructureOf: Record<PortName, readonly Port[]> = {
   blobs: ["blobs"],
   enrichment: ["dispatch", "providers", "webhooks"],
   renditions: ["providers"],
+  storeProbes: ["probes"],
 };
 
 export const routePorts = (route: Pick<RouteDef, "uses" | "auth">): readonly Port[] => {

@@ -129,11 +129,22 @@ describe("functions", () => {
 
     it("gets exactly the permissions its route uses", () => {
       const actions = actionsOf(built.routeFunctions.get(key)!);
-      expect(actions.some((a) => a.startsWith("rds-data:"))).toBe(ports.has("sql"));
-      expect(actions.some((a) => a.startsWith("s3:"))).toBe(ports.has("blobs"));
+      expect(actions.some((a) => a.startsWith("rds-data:"))).toBe(ports.has("sql") || ports.has("probes"));
+      expect(actions.some((a) => a.startsWith("s3:"))).toBe(ports.has("blobs") || ports.has("probes"));
       expect(actions.includes("sqs:SendMessage")).toBe(ports.has("dispatch"));
       expect(actions.some((a) => a.startsWith("transcribe:"))).toBe(ports.has("stages"));
       expect(actions.some((a) => a.startsWith("sqs:Receive"))).toBe(false);
+    });
+
+    it.runIf(ports.has("probes"))("gets only what its store probes send: ExecuteStatement with the cluster's secret, and a bucket listing", () => {
+      // Besides tracing and the SSM read of its bound Config values, which every function gets.
+      const grants = grantsOf(built.routeFunctions.get(key)!).filter((g) => !g.actions.every((a) => a.startsWith("xray:") || a.startsWith("ssm:")));
+      const actions = grants.flatMap((g) => g.actions).sort();
+      expect(actions).toEqual(["rds-data:ExecuteStatement", "s3:ListBucket", "secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]);
+      const resourcesOf = (action: string) => JSON.stringify(grants.filter((g) => g.actions.includes(action)).flatMap((g) => g.resources));
+      expect(resourcesOf("rds-data:ExecuteStatement")).toMatch(/"Ref":"Database[0-9A-F]+"/);
+      expect(resourcesOf("s3:ListBucket")).toMatch(/"Fn::GetAtt":\["Blobs[0-9A-F]+","Arn"\]/);
+      expect(resourcesOf("secretsmanager:GetSecretValue")).toMatch(/"Ref":"DatabaseSecretAttachment[0-9A-F]+"/);
     });
 
     it(`times out within API Gateway's 30 s`, () => {

@@ -157,6 +157,14 @@ export function ServiceStack({ app, stack }: StackContext) {
     if (opts.systemToken || ports.includes("providers")) bind.push(secrets.SYSTEM_AUTH_TOKEN);
     if (ports.includes("sql")) cluster.grantDataApiAccess(fn);
     if (ports.includes("blobs")) bucket.grantReadWrite(fn);
+    if (ports.includes("probes")) {
+      // Exactly what the two probe requests need: ExecuteStatement with the cluster's secret, and a bucket listing.
+      fn.attachPermissions([
+        new iam.PolicyStatement({ actions: ["rds-data:ExecuteStatement"], resources: [cluster.clusterArn] }),
+        new iam.PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
+      ]);
+      cluster.secret!.grantRead(fn);
+    }
     if (ports.includes("dispatch")) {
       environment.PROCESSING_QUEUE_URL = queue.queueUrl;
       queue.cdk.queue.grantSendMessages(fn);

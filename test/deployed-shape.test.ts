@@ -304,6 +304,12 @@ describe("deployed shape (Node 22, emulators)", () => {
     postId = res.json.data.postId;
   });
 
+  it("GET /health then reports the post and the blob present", async () => {
+    const res = await request("GET", "/health", { routePath: "/health" });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ ok: true, backend: "rds-data", records: "present", blobs: "present" });
+  });
+
   it("reads the post back with a signed playback URL, which answers 302 to a presigned GET of the bucket", async () => {
     const res = await request("GET", `/api/v1/posts/${postId}`, { routePath: "/api/v1/posts/{postId}", params: { postId }, auth: true });
     expect(res.status).toBe(200);

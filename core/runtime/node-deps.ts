@@ -7,6 +7,7 @@ import { migrate } from "../sql/migrate";
 import { openSql } from "../sql/open-sql";
 import type { SqlBackend } from "../sql/port";
 import { createCustody } from "../tenancy/custody";
+import { portStoreProbes } from "../health/store-probes";
 import { buildEnrichment, type EnrichmentOverrides } from "./build-enrichment";
 import { renditionsFor } from "../providers/rendition/mp3-rendition-builder";
 
@@ -29,6 +30,7 @@ export const createNodeDeps = async (
     custody: overrides.custody ?? createCustody({ pdsHost: config.pdsHost, log: logger }),
     logger,
     now,
+    storeProbes: portStoreProbes(sql, blobs),
     enrichment: buildEnrichment({ config, sql, blobs, logger, now }, overrides.enrichment),
     ...renditionsFor(config.rendition),
   };
