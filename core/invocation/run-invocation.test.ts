@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../domain-error";
 import type { Logger, LogExtra } from "../observability/logger";
 import type { Sql } from "../sql/port";
+import { withRollbackFailure } from "../sql/rollback-failure";
 import { runInvocation } from "./run-invocation";
 
 const recorder = () => {
@@ -32,6 +33,26 @@ describe("runInvocation: what every route, job and system call shares", () => {
     expect(lines.map((l) => l.fields.requestId)).toEqual(["job-1", "job-1"]);
     expect(lines[1]).toMatchObject({ level: "info", message: "invocation", fields: { invocation: "process-audio", sqlStatements: 2, postId: "p1" } });
     expect(lines[1]!.fields.durationMs).toEqual(expect.any(Number));
+  });
+
+  it("a transaction whose ROLLBACK failed too is logged with the request id, and its own error is the one thrown", async () => {
+    const { logger, lines } = recorder();
+    const failure = new Error("statement failed");
+    const broken: Sql = { query: async () => [], transaction: async () => Promise.reject(withRollbackFailure(failure, new Error("connection lost"))) };
+    const thrown = await runInvocation({ name: "x", deps: { logger, sql: broken }, requestId: "req-7" }, async (inv) =>
+      inv.sql.transaction(async () => undefined).catch((error: unknown) => error),
+    );
+    expect(thrown).toBe(failure);
+    expect(lines.filter((l) => l.level === "error")).toEqual([
+      { level: "error", message: "ROLLBACK failed after a failed transaction", fields: { requestId: "req-7", reason: "connection lost", transactionError: "statement failed" }, error: undefined },
+    ]);
+  });
+
+  it("a failed transaction whose ROLLBACK went through logs no rollback line", async () => {
+    const { logger, lines } = recorder();
+    const rolledBack: Sql = { query: async () => [], transaction: async () => Promise.reject(new Error("statement failed")) };
+    await runInvocation({ name: "x", deps: { logger, sql: rolledBack } }, async (inv) => inv.sql.transaction(async () => undefined).catch(() => undefined));
+    expect(lines.map((l) => l.level)).toEqual(["info"]);
   });
 
   it("a fresh UUID is the correlation id when none is carried in", async () => {

@@ -3,6 +3,7 @@ import type { DomainError } from "../domain-error";
 import { invocationLogger, type Logger } from "../observability/logger";
 import { countStatements } from "../sql/count-statements";
 import type { Sql } from "../sql/port";
+import { rollbackFailureOf } from "../sql/rollback-failure";
 import { classifyError } from "./classify-error";
 
 /** What every invocation (an HTTP request, an SQS job, a system call, a sweep) gets. */
@@ -35,6 +36,19 @@ const noSql: Sql = {
   transaction: () => Promise.reject(new Error("this invocation has no SQL port (add \"sql\" to the route's uses)")),
 };
 
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A transaction whose ROLLBACK failed too is logged with the request id; its own error is still the one thrown. */
+const loggingRollbackFailures = (sql: Sql, log: Logger): Sql => ({
+  query: (text, params) => sql.query(text, params),
+  transaction: (fn) =>
+    sql.transaction(fn).catch((error: unknown) => {
+      const rollback = rollbackFailureOf(error);
+      if (rollback !== undefined) log.error("ROLLBACK failed after a failed transaction", { reason: reasonOf(rollback), transactionError: reasonOf(error) });
+      throw error;
+    }),
+});
+
 /**
  * Runs one invocation: a correlation id, a logger carrying it, counted SQL, error classification, and exactly one
  * summary log line (`invocation`, `durationMs`, `sqlStatements`, `errorCode` when it failed, and annotations).
@@ -61,7 +75,7 @@ export const runInvocation = async <T>(options: InvocationOptions, fn: (invocati
   const invocation: Invocation = {
     requestId,
     log,
-    sql: countStatements(options.deps.sql ?? noSql),
+    sql: countStatements(loggingRollbackFailures(options.deps.sql ?? noSql, log)),
     annotate: (fields) => Object.assign(line, fields),
     failed,
   };

@@ -2,6 +2,7 @@ import pg from "pg";
 import { transactionSql } from "./nested-transaction";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";
+import { withRollbackFailure } from "./rollback-failure";
 
 const { builtins } = pg.types;
 
@@ -68,15 +69,33 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
     const name = values?.length ? nameOf(client, text) : undefined;
     return (await client.query(name ? { name, text, values } : { text, values })).rows as Row[];
   };
+  /**
+   * A pooled connection. pg-pool listens for a connection's `error` only while it idles: one lost while checked out
+   * (a server restart, `pg_terminate_backend`) would be an uncaught exception. The statement in flight fails with
+   * the same error; a connection lost is discarded on release.
+   */
+  const checkout = async () => {
+    const client = await pool.connect();
+    let lost = false;
+    const onLost = () => void (lost = true);
+    client.on("error", onLost);
+    return {
+      client,
+      release(discard: boolean) {
+        client.removeListener("error", onLost);
+        client.release(discard || lost);
+      },
+    };
+  };
   /** One statement on a pooled connection; like pool.query, a connection whose statement failed is not reused. */
   const runPooled = async <Row>(text: string, params?: readonly SqlValue[]) => {
-    const client = await pool.connect();
+    const { client, release } = await checkout();
     try {
       const rows = await run<Row>(client, text, params);
-      client.release();
+      release(false);
       return rows;
     } catch (error) {
-      client.release(error as Error);
+      release(true);
       throw error;
     }
   };
@@ -85,7 +104,7 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
     kind: "postgres",
     query: (text, params) => runPooled(text, params),
     async transaction(fn) {
-      const client = await pool.connect();
+      const { client, release } = await checkout();
       let broken = false;
       try {
         await client.query("BEGIN");
@@ -93,13 +112,14 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
+        await client.query("ROLLBACK").catch((rollback: unknown) => {
           broken = true;
+          withRollbackFailure(error, rollback);
         });
         throw error;
       } finally {
         // A client whose ROLLBACK failed is in an unknown state: discard it rather than return it to the pool.
-        client.release(broken);
+        release(broken);
       }
     },
     close: () => pool.end(),

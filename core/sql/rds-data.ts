@@ -14,6 +14,7 @@ import { remainingMs } from "../deadline/deadline";
 import { transactionSql } from "./nested-transaction";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";
+import { withRollbackFailure } from "./rollback-failure";
 import { hasMultipleStatements, sqlSegments } from "./split-statements";
 
 export interface RdsDataOptions {
@@ -98,7 +99,7 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
       } catch (error) {
         await queue;
         // The caller's error is the one worth seeing; a failed rollback ends anyway when the transaction times out.
-        await send(new RollbackTransactionCommand({ ...arns, transactionId })).catch(() => {});
+        await send(new RollbackTransactionCommand({ ...arns, transactionId })).catch((rollback: unknown) => withRollbackFailure(error, rollback));
         throw error;
       }
       await queue;
