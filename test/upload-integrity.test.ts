@@ -5,10 +5,11 @@ import * as raw from "multiformats/codecs/raw";
 import { create as digestOf } from "multiformats/hashes/digest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AcceptedMimeType, acceptedMimeTypes } from "../core/records/accepted-types";
-import { listBlobs } from "../core/audio/blob-records";
 import { audioFixture, encodedNoise, pcmWavHeader } from "./support/audio-fixtures";
+import { blobRows } from "./support/blob-rows";
 import { backends } from "./support/databases";
 import { multipartBody } from "./support/multipart-body";
+import { storedKeys } from "./support/stored-keys";
 import { startTestService, type TestService } from "./support/test-service";
 
 const cidOf = (bytes: Buffer) => CID.createV1(raw.code, digestOf(0x12, createHash("sha256").update(bytes).digest())).toString();
@@ -27,7 +28,7 @@ describe.each(backends)("upload integrity on $name", ({ open }) => {
     return svc.post("/api/v1/audio/upload", { actor: `fuzz-${++actors}`, body, headers: { "content-type": contentType } });
   };
   const appId = () => svc.tenants.alpha.appId;
-  const durationOf = async (bytes: Buffer) => (await listBlobs(svc.deps.sql, appId())).find((row) => row.cid === cidOf(bytes))?.durationMs;
+  const durationOf = async (bytes: Buffer) => (await blobRows(svc.deps.sql, appId())).find((row) => row.cid === cidOf(bytes))?.durationMs;
 
   it("an 8 KB WAV whose header claims 20,000 s is stored with the 85 ms its bytes hold", async () => {
     const wav = Buffer.alloc(8192);
@@ -57,18 +58,18 @@ describe.each(backends)("upload integrity on $name", ({ open }) => {
   });
 
   it("the first 336 bytes of an Ogg Opus file hold no audio: 400 UNSUPPORTED_MEDIA_TYPE, and nothing is stored", async () => {
-    const before = await svc.deps.blobs.list("");
+    const before = await storedKeys(svc.deps.blobs, "");
     const ogg = (await encodedNoise("ogg-opus-head", "audio/ogg", 1, ["-c:a", "libopus", "-ar", "48000", "-f", "ogg"])).bytes.subarray(0, 336);
     const res = await upload(ogg, "audio/ogg");
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
-    expect(await svc.deps.blobs.list("")).toEqual(before);
+    expect(await storedKeys(svc.deps.blobs, "")).toEqual(before);
   });
 
   it("upload fuzz: mutated and truncated copies of every accepted type never answer 5xx, and exactly the 201s are stored", async () => {
     const originals = new Map<AcceptedMimeType, Buffer>();
     for (const mimeType of acceptedMimeTypes) originals.set(mimeType, (await audioFixture(mimeType)).bytes);
-    const before = new Set(await svc.deps.blobs.list("blobs/"));
+    const before = new Set(await storedKeys(svc.deps.blobs, "blobs/"));
     const accepted = new Set<string>();
     const statuses = new Map<number, number>();
 
@@ -107,11 +108,11 @@ describe.each(backends)("upload integrity on $name", ({ open }) => {
       }),
       { seed: 20261122, numRuns: 150 },
     );
-    const stored = (await svc.deps.blobs.list("blobs/")).filter((key) => !before.has(key));
+    const stored = (await storedKeys(svc.deps.blobs, "blobs/")).filter((key) => !before.has(key));
     expect(new Set(stored)).toEqual(new Set([...accepted].filter((key) => !before.has(key))));
-    expect(await svc.deps.blobs.list("staging/")).toEqual([]);
+    expect(await storedKeys(svc.deps.blobs, "staging/")).toEqual([]);
     // Every stored duration is one the bytes can hold.
-    for (const row of await listBlobs(svc.deps.sql, appId())) {
+    for (const row of await blobRows(svc.deps.sql, appId())) {
       expect(row.durationMs).toBeGreaterThanOrEqual(0);
       expect(row.durationMs!).toBeLessThanOrEqual(row.size * 16);
     }

@@ -43,11 +43,3 @@ export async function findBlob(sql: Sql, appId: string, cid: string): Promise<Bl
   );
   return rows[0] ? toRecord(rows[0]) : null;
 }
-
-export async function listBlobs(sql: Sql, appId: string): Promise<BlobRecord[]> {
-  const rows = await sql.query<BlobRow>(
-    `SELECT app_id, cid, mime_type, size::integer AS size, duration_ms FROM blobs WHERE app_id = $1 ORDER BY created_at, cid, mime_type`,
-    [appId],
-  );
-  return rows.map(toRecord);
-}

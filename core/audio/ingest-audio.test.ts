@@ -9,11 +9,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { audioFixture, pcmWavHeader, videoFixture } from "../../test/support/audio-fixtures";
 import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
 import { startS3Emulator } from "../../test/support/s3-emulator";
+import { blobRows } from "../../test/support/blob-rows";
+import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { acceptedMimeTypes, maxUploadBytes } from "../records/accepted-types";
-import { listBlobs } from "./blob-records";
 import type { Sql } from "../sql/port";
 import { ingestAudio } from "./ingest-audio";
 
@@ -49,30 +50,31 @@ const lazyWav = (size: number) => {
   return { stream, pulled: () => pulled };
 };
 
-const stores: [string, () => Promise<{ store: BlobStore; close(): Promise<void> }>][] = [
+const stores: [string, () => Promise<{ store: BlobStore; backing: BlobBacking; close(): Promise<void> }>][] = [
   [
     "filesystem",
     async () => {
       const dir = await mkdtemp(join(tmpdir(), "ingest-"));
-      return { store: createFsBlobStore(dir), close: () => rm(dir, { recursive: true, force: true }) };
+      return { store: createFsBlobStore(dir), backing: { dir }, close: () => rm(dir, { recursive: true, force: true }) };
     },
   ],
   [
     "S3",
     async () => {
       const emulator = await startS3Emulator();
-      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), close: () => emulator.stop() };
+      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), backing: emulator, close: () => emulator.stop() };
     },
   ],
 ];
 
 describe.each(stores)("audio ingestion into the %s store", (_name, openStore) => {
   let store: BlobStore;
+  let backing: BlobBacking;
   let closeStore: () => Promise<void>;
   let db: BlobDatabase;
 
   beforeAll(async () => {
-    ({ store, close: closeStore } = await openStore());
+    ({ store, backing, close: closeStore } = await openStore());
     db = await openBlobDatabase();
   });
   afterAll(async () => {
@@ -81,12 +83,12 @@ describe.each(stores)("audio ingestion into the %s store", (_name, openStore) =>
   });
   beforeEach(async () => {
     await db.reset();
-    for (const key of await store.list("")) await store.delete(key);
+    for (const key of await storedKeys(backing, "")) await store.delete(key);
   });
 
   const expectNothingStored = async () => {
-    expect(await store.list("")).toEqual([]);
-    expect(await listBlobs(db.sql, appId)).toEqual([]);
+    expect(await storedKeys(backing, "")).toEqual([]);
+    expect(await blobRows(db.sql, appId)).toEqual([]);
   };
 
   it.each(acceptedMimeTypes)("real %s audio is accepted at blobs/<appId>/<cid>, its CID that of its bytes, its duration measured", async (mimeType) => {
@@ -96,8 +98,8 @@ describe.each(stores)("audio ingestion into the %s store", (_name, openStore) =>
     expect(db.statements()).toBe(1);
     expect(result.blob).toEqual({ $type: "blob", ref: { $link: cid }, mimeType, size: fixture.bytes.length });
     expect(result.key).toBe(`blobs/${appId}/${cid}`);
-    expect(await store.list("")).toEqual([`blobs/${appId}/${cid}`]);
-    const [row] = await listBlobs(db.sql, appId);
+    expect(await storedKeys(backing, "")).toEqual([`blobs/${appId}/${cid}`]);
+    const [row] = await blobRows(db.sql, appId);
     expect(row).toMatchObject({ appId, cid, mimeType, size: fixture.bytes.length });
     // One second of tone; encoders add a little priming and padding.
     expect(row!.durationMs).toBeGreaterThanOrEqual(950);
@@ -176,8 +178,8 @@ describe.each(stores)("audio ingestion into the %s store", (_name, openStore) =>
     const first = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/ogg", source: streamOf(fixture.bytes) });
     const second = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/ogg", source: streamOf(fixture.bytes, 1000) });
     expect(second.blob).toEqual(first.blob);
-    expect(await store.list("")).toEqual([first.key]);
-    expect(await listBlobs(db.sql, appId)).toHaveLength(1);
+    expect(await storedKeys(backing, "")).toEqual([first.key]);
+    expect(await blobRows(db.sql, appId)).toHaveLength(1);
   });
 
   /** The database accepting every statement but the blob's row, as when it fails between the bytes and the row. */
@@ -206,7 +208,7 @@ describe.each(stores)("audio ingestion into the %s store", (_name, openStore) =>
     await expect(ingestAudio({ store, sql: failingRows(), appId, mimeType: "audio/mp4", source: streamOf(fixture.bytes) })).rejects.toThrow(
       "database went away",
     );
-    expect(await store.list("")).toEqual([first.key]);
+    expect(await storedKeys(backing, "")).toEqual([first.key]);
   });
 
   it("a source stream failing mid-upload leaves no object, no staging debris and no row", async () => {

@@ -9,12 +9,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { audioFixture } from "../../test/support/audio-fixtures";
 import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
 import { type S3Emulator, startS3Emulator } from "../../test/support/s3-emulator";
+import { blobRows } from "../../test/support/blob-rows";
+import { storedKeys } from "../../test/support/stored-keys";
 import type { S3BlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { maxUploadBytes } from "../records/accepted-types";
 import type { Sql } from "../sql/port";
-import { listBlobs } from "./blob-records";
 import { type CreatedUpload, completeUpload, createUpload, uploadWindowSeconds } from "./presigned-upload";
 
 const appId = "alpha";
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.reset();
-  for (const key of await store.list("")) await store.delete(key);
+  for (const key of await storedKeys(emulator, "")) await store.delete(key);
 });
 
 const create = (mimeType: string, size: number, who = { appId, actor }) =>
@@ -101,8 +102,8 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     const result = await complete(created.uploadId);
     const cid = independentCid(fixture.bytes);
     expect(result.blob).toEqual({ $type: "blob", ref: { $link: cid }, mimeType: "audio/webm", size: fixture.bytes.length });
-    expect(await store.list("")).toEqual([`blobs/${appId}/${cid}`]);
-    const [row] = await listBlobs(db.sql, appId);
+    expect(await storedKeys(emulator, "")).toEqual([`blobs/${appId}/${cid}`]);
+    const [row] = await blobRows(db.sql, appId);
     expect(row!.durationMs).toBeGreaterThan(900);
   });
 
@@ -111,8 +112,8 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     const created = await create("audio/wav", text.length);
     await putStaged(created, text, "audio/wav");
     expect(await codeOf(complete(created.uploadId))).toBe("UNSUPPORTED_MEDIA_TYPE");
-    expect(await store.list("")).toEqual([]);
-    expect(await listBlobs(db.sql, appId)).toEqual([]);
+    expect(await storedKeys(emulator, "")).toEqual([]);
+    expect(await blobRows(db.sql, appId)).toEqual([]);
     expect(await codeOf(complete(created.uploadId))).toBe("NOT_FOUND");
   });
 
@@ -124,7 +125,7 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     const wrongType = await create("audio/wav", wav.length);
     await putStaged(wrongType, wav, "audio/x-wav");
     expect(await codeOf(complete(wrongType.uploadId))).toBe("UNSUPPORTED_MEDIA_TYPE");
-    expect(await store.list("")).toEqual([]);
+    expect(await storedKeys(emulator, "")).toEqual([]);
   });
 
   it("completing before the bytes arrived is VALIDATION_ERROR and can be retried once they have", async () => {
@@ -168,10 +169,10 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     await expect(completeUpload({ store, sql: failing, appId, actor, uploadId: created.uploadId, now: new Date() })).rejects.toThrow(
       "database went away",
     );
-    expect(await store.list("blobs/")).toEqual([]);
-    expect(await listBlobs(db.sql, appId)).toEqual([]);
+    expect(await storedKeys(emulator, "blobs/")).toEqual([]);
+    expect(await blobRows(db.sql, appId)).toEqual([]);
     const done = await complete(created.uploadId);
-    expect(await store.list("")).toEqual([done.key]);
-    expect(await listBlobs(db.sql, appId)).toHaveLength(1);
+    expect(await storedKeys(emulator, "")).toEqual([done.key]);
+    expect(await blobRows(db.sql, appId)).toHaveLength(1);
   });
 });

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { audioFixture, pcmWavHeader } from "../../test/support/audio-fixtures";
 import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
 import { type Part, multipartRequest } from "../../test/support/multipart-request";
+import { blobRows } from "../../test/support/blob-rows";
+import { storedKeys } from "../../test/support/stored-keys";
 import type { FsBlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { acceptedMimeTypes, maxUploadBytes } from "../records/accepted-types";
-import { listBlobs } from "./blob-records";
 import { uploadAudio } from "./upload-audio";
 
 const appId = "alpha";
@@ -33,13 +34,13 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.reset();
-  for (const key of await store.list("")) await store.delete(key);
+  for (const key of await storedKeys(store, "")) await store.delete(key);
 });
 
 const upload = (parts: Part[]) => uploadAudio({ store, sql: db.sql, appId, request: multipartRequest(parts) });
 const expectNothingStored = async () => {
-  expect(await store.list("")).toEqual([]);
-  expect(await listBlobs(db.sql, appId)).toEqual([]);
+  expect(await storedKeys(store, "")).toEqual([]);
+  expect(await blobRows(db.sql, appId)).toEqual([]);
 };
 
 describe("POST /api/v1/audio/upload (multipart ingestion)", () => {
@@ -48,7 +49,7 @@ describe("POST /api/v1/audio/upload (multipart ingestion)", () => {
     const result = await upload([{ name: "file", filename: "clip", contentType: mimeType, data: fixture.bytes }]);
     const cid = independentCid(fixture.bytes);
     expect(result.blob).toEqual({ $type: "blob", ref: { $link: cid }, mimeType, size: fixture.bytes.length });
-    expect(await store.list("blobs/")).toEqual([`blobs/${appId}/${cid}`]);
+    expect(await storedKeys(store, "blobs/")).toEqual([`blobs/${appId}/${cid}`]);
   });
 
   const refusals: [string, () => Promise<Part[]>, string][] = [

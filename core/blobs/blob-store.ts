@@ -43,8 +43,6 @@ interface BlobStoreBase {
    */
   move(from: string, to: string, options?: { ifVersion?: string }): Promise<{ created: boolean }>;
   delete(key: string): Promise<void>;
-  /** Every key under a prefix (tests, maintenance). */
-  list(prefix: string): Promise<string[]>;
   /** `/health`: whether any original blob is stored; throws when the store cannot be reached. */
   probe(): Promise<"empty" | "present">;
 }

@@ -10,7 +10,7 @@ const tempDir = () => mkdtemp(join(tmpdir(), "fs-blobs-"));
 
 blobStoreSuite("filesystem", async () => {
   const dir = await tempDir();
-  return { store: createFsBlobStore(dir), close: () => rm(dir, { recursive: true, force: true }) };
+  return { store: createFsBlobStore(dir), backing: { dir }, close: () => rm(dir, { recursive: true, force: true }) };
 });
 
 describe("filesystem blob store", () => {

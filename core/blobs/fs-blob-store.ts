@@ -98,21 +98,6 @@ export function createFsBlobStore(dir: string): FsBlobStore {
     });
   }
 
-  async function walk(absolute: string, key: string, out: string[]): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(absolute, { withFileTypes: true });
-    } catch (error) {
-      if (isMissing(error)) return;
-      throw error;
-    }
-    for (const entry of entries) {
-      const childKey = key === "" ? entry.name : `${key}/${entry.name}`;
-      if (entry.isDirectory()) await walk(join(absolute, entry.name), childKey, out);
-      else if (entry.isFile()) out.push(childKey);
-    }
-  }
-
   const store: FsBlobStore = {
     kind: "fs",
     dir,
@@ -184,16 +169,6 @@ export function createFsBlobStore(dir: string): FsBlobStore {
 
     async delete(key) {
       await rm(pathOf(key), { force: true });
-    },
-
-    async list(prefix) {
-      // Walk only the directory the prefix names, then filter on the rest of it.
-      const slash = prefix.lastIndexOf("/");
-      const base = slash < 0 ? "" : prefix.slice(0, slash);
-      if (base !== "") assertSafeKey(base);
-      const keys: string[] = [];
-      await walk(base === "" ? dir : join(dir, ...base.split("/")), base, keys);
-      return keys.filter((key) => key.startsWith(prefix)).sort();
     },
 
     async probe() {

@@ -139,17 +139,6 @@ export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobS
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
 
-    async list(prefix) {
-      const keys: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-        for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return keys.sort();
-    },
-
     async probe() {
       const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "blobs/", MaxKeys: 1 }));
       return (page.KeyCount ?? page.Contents?.length ?? 0) > 0 ? "present" : "empty";
