@@ -26,6 +26,10 @@ describe("PGlite backend", () => {
     expect(await db.query("SELECT n FROM counter WHERE id = 1")).toEqual([{ n: 10 }]);
   });
 
+  it("PGlite runs with 16 MB of shared buffers, which fit in its initial wasm heap", async () => {
+    expect(await db.query("SHOW shared_buffers")).toEqual([{ shared_buffers: "16MB" }]);
+  });
+
   it("a statement on the outer handle from inside a transaction fails instead of hanging", async () => {
     await expect(db.transaction(() => db.query("SELECT 1"))).rejects.toThrow(/transaction's `tx`/);
     // Once the transaction has ended, the outer handle works again, even from the same async context.

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdir } from "node:fs/promises";
 import { PGlite, types, type ParserOptions } from "@electric-sql/pglite";
 import { transactionSql } from "./nested-transaction";
+import { ensurePgliteDataDir, pgliteSettings } from "./pglite-data-dir";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";
 
@@ -23,14 +23,15 @@ export interface PgliteBackend extends SqlBackend {
 }
 
 /**
- * Embedded Postgres, in memory or in a data directory (created if absent). `loadDataDir` starts from a dump
- * instead of running initdb, which is several times faster (tests start from templates).
+ * Embedded Postgres, in memory or in a data directory (created if absent, by `ensurePgliteDataDir`). `loadDataDir`
+ * starts from a dump instead of running initdb, which is several times faster (tests start from templates).
  */
 export const openPglite = async (dir: string | "memory", options: { loadDataDir?: Blob } = {}): Promise<PgliteBackend> => {
-  if (dir !== "memory") await mkdir(dir, { recursive: true });
+  if (dir !== "memory") await ensurePgliteDataDir(dir, pgliteSettings);
   const db = await PGlite.create({
     ...(dir === "memory" ? {} : { dataDir: dir }),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])],
     parsers,
   });
 
