@@ -1,4 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../core/config/parse-config";
@@ -98,4 +101,52 @@ describe("startup configuration", () => {
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
   });
+});
+
+/** `npm start`'s process on `env` until it logs "listening"; its log lines, and a stop that waits for its exit. */
+async function startNodeServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "core/runtime/node-server.ts"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "test", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (!output.includes('"message":"listening"')) return;
+      clearInterval(poll);
+      resolve();
+    }, 20);
+    child.once("exit", (code) => {
+      clearInterval(poll);
+      reject(new Error(`the server exited ${code}:\n${output}`));
+    });
+  });
+  const lines = output.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const stop = () => new Promise((resolve) => (child.kill("SIGTERM"), child.once("exit", resolve)));
+  return { lines, stop };
+}
+
+describe("first start on PGlite", () => {
+  it("creates the data directory before the server loads, and a restart uses it as it is", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "svc-first-start-"));
+    const env = { ...valid, DATABASE_URL: `pglite://${path.join(dir, "pg")}`, SVC_BLOB_DIR: path.join(dir, "blobs") } as Record<string, string>;
+    try {
+      const first = await startNodeServer(env);
+      await first.stop();
+      const created = first.lines.findIndex((line) => line.message === "created the PGlite data directory");
+      expect(created).toBeGreaterThanOrEqual(0);
+      expect(first.lines[created]).toMatchObject({ initdbPeakRssMb: expect.any(Number) });
+      expect(created).toBeLessThan(first.lines.findIndex((line) => line.message === "listening"));
+
+      const again = await startNodeServer(env);
+      await again.stop();
+      expect(again.lines.some((line) => line.message === "created the PGlite data directory")).toBe(false);
+      expect(again.lines.some((line) => line.message === "listening")).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

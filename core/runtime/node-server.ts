@@ -3,10 +3,7 @@ import path from "node:path";
 import { loadConfigOrExit } from "../config/check-config";
 import { loadEnvFile } from "../config/load-env-file";
 import { createLogger } from "../observability/logger";
-import { loadRouteImpls } from "./load-routes";
-import { startEnrichmentWorkers } from "./enrichment-workers";
-import { createNodeDeps } from "./node-deps";
-import { createNodeHost } from "./node-host";
+import { ensurePgliteDataDir, pgliteSettings } from "../sql/pglite-data-dir";
 import { keepServing } from "./keep-serving";
 
 /** `npm start`: local.env defaults (a variable already in the environment wins), then every route on PORT. */
@@ -14,6 +11,20 @@ loadEnvFile(path.resolve(import.meta.dirname, "../../local.env"));
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
 keepServing(logger);
+
+// A first start on PGlite runs initdb in a child process (core/sql/pglite-data-dir.ts) whose memory adds to this
+// one's: it runs before the rest of the server is loaded, which keeps about 80 MB out of that peak.
+if (config.database.kind === "pglite" && config.database.dir !== "memory") {
+  const created = await ensurePgliteDataDir(config.database.dir, pgliteSettings);
+  if (created) logger.info("created the PGlite data directory", { dir: config.database.dir, ...created });
+}
+
+const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }] = await Promise.all([
+  import("./load-routes"),
+  import("./enrichment-workers"),
+  import("./node-deps"),
+  import("./node-host"),
+]);
 const deps = await createNodeDeps(config, logger);
 const server = createNodeHost(await loadRouteImpls(), deps);
 const workers = startEnrichmentWorkers(deps);
