@@ -111,6 +111,22 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     expect(ipAlone.results[0]!.remaining).toBe(3);
   });
 
+  it("a refused request leaves no hit behind: each row reports and keeps what it held before", async () => {
+    const actor = limiter(2, 60_000, "actor");
+    const ip = limiter(5, 60_000, "ip");
+    await takeMany(db, [actor, ip], 2);
+    const refused = await takeRateLimits(db, [actor, ip]);
+    expect(refused.results.map((r) => [r.name, r.allowed, r.remaining])).toEqual([
+      ["actor", false, 0],
+      ["ip", true, 3],
+    ]);
+    const counts = await db.query<{ key: string; n: number }>(
+      "SELECT key, cardinality(hits) AS n FROM rate_limit_hits WHERE key IN ($1, $2) ORDER BY key",
+      [actor.key, ip.key],
+    );
+    expect(counts.map((c) => c.n)).toEqual([2, 2]);
+  });
+
   it("different keys have independent counters", async () => {
     const a = limiter(1, 60_000);
     const b = limiter(1, 60_000);
@@ -145,6 +161,26 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     await sleep(300);
     await db.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
     expect(await db.query("SELECT key FROM rate_limit_hits WHERE key = $1", [hit.key])).toEqual([]);
+  });
+
+  it("the prune finds expired rows through the expiry index, never by scanning the table", async () => {
+    // Planned generically (as a session's cached plan ends up), a prune without ORDER BY expires_at scanned the
+    // whole table when few rows had expired (here: 100,000 live keys, none expired), at a cost growing with it.
+    const scans = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await tx.query(
+        `INSERT INTO rate_limit_hits (key, hits, expires_at)
+         SELECT 'live:' || i, ARRAY[now()], now() + interval '1 hour' FROM generate_series(1, 100000) AS i`,
+      );
+      const count = () => tx.query<{ seq: number; idx: number }>(
+        "SELECT seq_scan AS seq, idx_scan AS idx FROM pg_stat_xact_user_tables WHERE relname = 'rate_limit_hits'",
+      );
+      const [before] = await count();
+      await tx.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
+      const [after] = await count();
+      return { seq: after!.seq - before!.seq, idx: after!.idx - before!.idx };
+    });
+    expect(scans).toEqual({ seq: 0, idx: 1 });
   });
 
   it("a live row is not pruned", async () => {

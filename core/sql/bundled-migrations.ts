@@ -6,6 +6,7 @@ import blobs from "../../migrations/0004_blobs.sql";
 import processing from "../../migrations/0005_processing.sql";
 import custodyProofs from "../../migrations/0006_custody_proofs.sql";
 import rateLimitsUnlogged from "../../migrations/0007_rate_limits_unlogged.sql";
+import rateLimitTakeOneWrite from "../../migrations/0008_rate_limit_take_one_write.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -19,4 +20,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0005_processing.sql", sql: processing },
   { name: "0006_custody_proofs.sql", sql: custodyProofs },
   { name: "0007_rate_limits_unlogged.sql", sql: rateLimitsUnlogged },
+  { name: "0008_rate_limit_take_one_write.sql", sql: rateLimitTakeOneWrite },
 ];
