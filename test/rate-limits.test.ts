@@ -56,6 +56,23 @@ describe.each(serviceMatrix)("rate limits over $name", ({ driver, sql }) => {
     expect((await svc.get(`/api/v1/posts/${id}`, { actor: "r-1-other" })).status).toBe(200);
   });
 
+  it("a read of a post that does not exist counts too, and once refused it is 429 rather than 404", async () => {
+    const missing = "/api/v1/posts/3zzzzzzzzzzzz";
+    for (let i = 0; i < 60; i++) expect((await svc.get(missing, { actor: "r-3" })).status).toBe(404);
+    const refused = await svc.get(missing, { actor: "r-3" });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe("RATE_LIMITED");
+    expect(refused.headers["retry-after"]).toBeDefined();
+  });
+
+  it("a read refused before its query still counts: anonymous plays without a url are 400 until the limit, then 429", async () => {
+    const ip = "198.51.100.20";
+    for (let i = 0; i < 60; i++) expect((await svc.get("/api/v1/audio", { token: null, ip })).status).toBe(400);
+    const refused = await svc.get("/api/v1/audio", { token: null, ip });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.ratelimit).toMatch(/r=0/);
+  });
+
   it("viewer-less reads are limited per tenant, and other tenants are unaffected", async () => {
     const post = await createPost(svc, "r-2", { text: "beta" }, svc.tenants.beta.token);
     const id = post.uri.split("/").pop();

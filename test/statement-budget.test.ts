@@ -5,8 +5,8 @@ import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startTestService, type TestService } from "./support/test-service";
 
 /**
- * Every SQL statement is a round trip on the Data API, so requests have a budget: reads at most 2 (rate limit,
- * query), a create at most 4, and nothing that grows with page size. The request log line reports the count.
+ * Every SQL statement is a round trip on the Data API, so requests have a budget: reads at most 2 (one, as the rate
+ * limits ride in the read's statement), a create at most 4, and nothing that grows with page size. The request log line reports the count.
  */
 describe("SQL statements per request, as the request log line reports them", () => {
   let svc: TestService;
@@ -39,11 +39,12 @@ describe("SQL statements per request, as the request log line reports them", () 
     return lines.find((l) => l.requestId === res.headers["x-request-id"])!.sqlStatements as number;
   };
 
-  it("a GET of one post costs at most 2 statements", async () => {
+  it("a GET of one post costs one statement: its rate limits are taken in the statement of the read", async () => {
     const post = await createPost(svc, "b-1");
     const id = post.uri.split("/").pop();
-    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`, { actor: "b-1" }))).toBeLessThanOrEqual(2);
-    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`))).toBeLessThanOrEqual(2);
+    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`, { actor: "b-1" }))).toBe(1);
+    expect(await statementsOf(() => svc.get(`/api/v1/posts/${id}`))).toBe(1);
+    expect(await statementsOf(() => svc.get("/api/v1/posts/3zzzzzzzzzzzz", { actor: "b-1" }))).toBe(1);
   });
 
   it("a create costs at most 4 statements, even a reply with an Idempotency-Key", async () => {
@@ -94,7 +95,7 @@ describe("SQL statements per request, as the request log line reports them", () 
     lines = [];
     const res = await svc.get("/api/v1/posts", { actor: "b-5" });
     await vi.waitFor(() => expect(lines.length).toBeGreaterThan(0));
-    expect(lines[0]).toMatchObject({ requestId: res.headers["x-request-id"], route: "list-posts", status: 200, sqlStatements: 2 });
+    expect(lines[0]).toMatchObject({ requestId: res.headers["x-request-id"], route: "list-posts", status: 200, sqlStatements: 1 });
     expect(lines[0]!.durationMs).toEqual(expect.any(Number));
   });
 });

@@ -180,7 +180,8 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
       const [after] = await count();
       return { seq: after!.seq - before!.seq, idx: after!.idx - before!.idx };
     });
-    expect(scans).toEqual({ seq: 0, idx: 1 });
+    expect(scans.seq).toBe(0);
+    expect(scans.idx).toBeGreaterThan(0);
   });
 
   it("a live row is not pruned", async () => {
