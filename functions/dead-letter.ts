@@ -1,10 +1,12 @@
-import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
+import { jobScopes } from "../core/runtime/function-scopes";
 import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
-import { deadLetterHandler } from "../core/runtime/queue-handlers";
+import { deadLetterHandler } from "../core/runtime/settle-jobs";
 
-const lambdaPorts = lambdaDeps({ sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });
+const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.deadLetter);
 
 /** The dead-letter queue's consumer: jobs the queue gave up on settle their pending stages failed (dead_letter). */
-export const handler = deadLetterHandler(async () => ({ pass: (await lambdaPorts()).enrichment.pass }));
+export const handler = deadLetterHandler(async () => {
+  const { sql, config, logger, now } = await lambdaPorts();
+  return { pass: { sql, config, log: logger, now } };
+});

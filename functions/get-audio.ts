@@ -1,3 +1,4 @@
+import { configured } from "../core/config/parse-config";
 import { playbackQuerySchema } from "../core/audio/audio-route-schemas";
 import { defineRoute } from "../core/http/route";
 import { playAudio } from "../core/audio/play-audio";
@@ -15,6 +16,7 @@ export const route = defineRoute({
   auth: "anonymous",
   rateLimit: "read",
   uses: ["sql", "blobs", "renditions"],
+  reads: ["playback"],
   status: 200,
   query: playbackQuerySchema,
   produces: "audio/*",
@@ -27,7 +29,7 @@ const impl = implement(route, async (call) => ({
   raw: await playAudio({
     store: call.deps.blobs,
     sql: call.sql,
-    secret: call.deps.config.playbackSigningKey,
+    secret: configured(call.deps.config.playbackSigningKey, "SVC_PLAYBACK_SIGNING_KEY"),
     query: call.req.query,
     method: call.req.method,
     range: call.req.headers.range,

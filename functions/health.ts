@@ -1,3 +1,4 @@
+import { configured } from "../core/config/parse-config";
 import { healthSchema } from "../core/health/health-schema";
 import { healthProbeMs, probeWithin } from "../core/health/probe-within";
 import { defineRoute } from "../core/http/route";
@@ -13,6 +14,7 @@ export const route = defineRoute({
   auth: "public",
   rateLimit: null,
   uses: ["storeProbes"],
+  reads: ["identity"],
   status: 200,
   response: healthSchema,
 });
@@ -25,7 +27,7 @@ const impl = implement(route, async (call) => {
     probeWithin(storeProbes.blobs(), healthProbeMs, (reason) => call.log.warn("health: blob store unavailable", reason)),
   ]);
   return {
-    data: { ok: true as const, sha: config.sha, deployedAt: config.deployedAt, backend: config.database.kind, records, blobs },
+    data: { ok: true as const, sha: config.sha, deployedAt: config.deployedAt, backend: configured(config.database, "DATABASE_URL").kind, records, blobs },
   };
 });
 

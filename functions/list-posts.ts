@@ -17,6 +17,7 @@ export const route = defineRoute({
   auth: "viewer",
   rateLimit: "read",
   uses: ["sql"],
+  reads: ["playback"],
   status: 200,
   query: listPostsQuerySchema,
   response: pageSchema(postViewSchema),

@@ -18,6 +18,7 @@ export const route = defineRoute({
   auth: "viewer",
   rateLimit: "read",
   uses: ["sql"],
+  reads: ["playback"],
   status: 200,
   params: postIdParamsSchema,
   query: listRepliesQuerySchema,

@@ -1,3 +1,4 @@
+import { configured } from "../core/config/parse-config";
 import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
 import { lambda } from "../core/runtime/lambda/lambda-root";
@@ -11,6 +12,7 @@ export const route = defineRoute({
   auth: "public",
   rateLimit: null,
   uses: [],
+  reads: ["description"],
   status: 200,
   produces: "application/json",
 });
@@ -26,7 +28,7 @@ const body = (baseUrl: string) => {
 };
 
 const impl = implement(route, async (call) => ({
-  raw: { status: 200, headers: { "Content-Type": "application/json; charset=utf-8" }, body: body(call.deps.config.publicBaseUrl) },
+  raw: { status: 200, headers: { "Content-Type": "application/json; charset=utf-8" }, body: body(configured(call.deps.config.publicBaseUrl, "SVC_PUBLIC_BASE_URL")) },
 }));
 
 export default impl;

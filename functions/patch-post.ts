@@ -23,6 +23,7 @@ export const route = defineRoute({
   auth: "actor",
   rateLimit: "write",
   uses: ["sql", "blobs", "enrichment"],
+  reads: ["playback"],
   status: 202,
   params: postIdParamsSchema,
   body: { kind: "json", schema: patchPostBodySchema, maxBytes: JSON_BODY_LIMIT },

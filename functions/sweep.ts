@@ -1,13 +1,19 @@
-import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
+import { durableDispatcher } from "../core/runtime/compose-enrichment";
+import { jobScopes } from "../core/runtime/function-scopes";
 import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
-import { runSweep } from "../core/runtime/queue-handlers";
+import { runSweep } from "../core/runtime/settle-jobs";
+import type { Dispatcher } from "../core/processing/dispatcher";
 
-const lambdaPorts = lambdaDeps({ sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });
+const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.sweep);
+let dispatcher: Dispatcher | undefined;
 
-/** The scheduled sweep (every 5 minutes on AWS): lapsed pending stages, and webhook events left undelivered. */
+/**
+ * The scheduled sweep (every 5 minutes on AWS): lapsed pending stages are dispatched again through the queue, and
+ * webhook events left undelivered are delivered. It runs no pass, so it carries no providers.
+ */
 export const handler = async () => {
-  const deps = await lambdaPorts();
-  return runSweep(deps.enrichment.pass, deps.enrichment.dispatcher);
+  const { sql, config, logger, now } = await lambdaPorts();
+  dispatcher ??= durableDispatcher(config).dispatcher;
+  return runSweep({ sql, config, log: logger, now }, dispatcher);
 };

@@ -4,8 +4,11 @@ import type { Function } from "sst/constructs";
 import { App, getStack, use } from "sst/constructs";
 import { initProject } from "sst/project.js";
 import { beforeAll, describe, expect, it } from "vitest";
+import { routeMethods } from "../core/http/route";
 import { routeList } from "../functions/routes";
-import { routePorts, servesTenants, workerPorts, type Port } from "./route-ports";
+import type { VariableScope } from "../core/config/variable-scopes";
+import { configVariables, variablesOf } from "../core/config/variables";
+import { jobScopes, routeScopes } from "../core/runtime/function-scopes";
 import {
   apiTimeoutSeconds,
   processingMaxReceives,
@@ -54,12 +57,83 @@ const grantsOf = (fn: Function): { actions: string[]; resources: unknown[] }[] =
 };
 const actionsOf = (fn: Function) => grantsOf(fn).flatMap((g) => g.actions);
 
+/** SST's own variables, and AWS's, which are not the service's configuration. */
+const platformVariables = new Set(["SST_APP", "SST_STAGE", "SST_SSM_PREFIX", "AWS_NODEJS_CONNECTION_REUSE_ENABLED"]);
+/** The service variables a function is given, plain or bound as an SST Config secret or parameter. */
+const variablesGiven = (fn: Function): string[] =>
+  Object.keys(environmentOf(fn))
+    .filter((k) => !platformVariables.has(k))
+    .map((k) => k.replace(/^SST_(Secret|Parameter)_value_/, ""))
+    .sort();
+/** Every variable the deployment sets on some function. */
+const deploymentVariables = () => new Set(functionScopes.flatMap(([, , fn]) => variablesGiven(fn())));
+
+/** Every function of the stack: its name, its scopes, and (once the stack is built) the function. */
+const functionScopes: [string, readonly VariableScope[], () => Function][] = [
+  ...routeList.flatMap((route) =>
+    routeMethods(route).map((method): [string, readonly VariableScope[], () => Function] => {
+      const key = `${method} ${route.path}`;
+      return [key, routeScopes(route), () => built.routeFunctions.get(key)!];
+    }),
+  ),
+  ["stage", jobScopes.stage, () => built.stage],
+  ["dead letter", jobScopes.deadLetter, () => built.deadLetter],
+  ["sweep", jobScopes.sweep, () => built.sweep.jobFunction],
+  ["migrate", jobScopes.migrate, () => built.migrate],
+  ["rendition", ["rendition-service"], () => built.rendition],
+];
+
 const serviceFunctions = () => [
   ...built.routeFunctions.values(),
   built.stage,
   built.deadLetter,
   built.sweep.jobFunction,
 ];
+
+describe("each function's variables, from the variable table (core/config/variables.ts) and its scopes", () => {
+  it.each(functionScopes)(
+    "%s is given only variables of its scopes %j, and every one of them this deployment sets",
+    (_, scopes, fn) => {
+      const own = variablesOf(scopes).map((row) => row.name);
+      const expected = [...deploymentVariables()].filter((variable) => own.includes(variable)).sort();
+      expect(variablesGiven(fn())).toEqual(expected);
+    },
+  );
+
+  // The rendition service parses its own few variables (core/rendition/rendition-config.ts).
+  it.each(functionScopes.filter(([name]) => name !== "rendition"))(
+    "%s is given every variable its scopes require",
+    (_, scopes, fn) => {
+      const required = variablesOf(scopes).filter((row) => row.required).map((row) => row.name);
+      if (scopes.includes("blobs")) required.push("SVC_BLOB_BUCKET");
+      expect(variablesGiven(fn())).toEqual(expect.arrayContaining(required));
+    },
+  );
+
+  it("sets only variables of the table", () => {
+    const rows = new Set(configVariables.map((row) => row.name));
+    expect([...deploymentVariables()].filter((name) => !rows.has(name))).toEqual([]);
+  });
+
+  it.each(["GET /openapi.json", "GET /api/reference", "GET /api/reference/standalone.js"])(
+    "%s is given no database, bucket, tenant or signing variable",
+    (key) => {
+      expect(variablesGiven(built.routeFunctions.get(key)!)).not.toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(DATABASE_URL|SVC_BLOB_BUCKET|SVC_APP_TOKENS|SVC_PDS_HOST|SVC_PLAYBACK_SIGNING_KEY)$/)]),
+      );
+    },
+  );
+
+  it("health is given what its probes need (both stores' names), the build identity, and no secret", () => {
+    expect(variablesGiven(built.routeFunctions.get("GET /health")!)).toEqual(
+      ["CLIENT_IP_SOURCE", "DATABASE_URL", "LOG_LEVEL", "NODE_ENV", "SVC_BLOB_BUCKET", "SVC_DEPLOYED_AT", "SVC_GIT_SHA"],
+    );
+  });
+
+  it("the stage function is given the tenants' DIDs: a transcript names its subject by the tenant's DID", () => {
+    expect(variablesGiven(built.stage)).toContain("SVC_APP_DIDS");
+  });
+});
 
 describe("HTTP API", () => {
   it("has a route for every entry of the route table, HEAD where the route answers it, and a catch-all", () => {
@@ -108,24 +182,7 @@ describe("functions", () => {
 
   describe.each(routeList.flatMap((r) => [`${r.method} ${r.path}`, ...("head" in r && r.head ? [`HEAD ${r.path}`] : [])]))("%s", (key) => {
     const route = routeList.find((r) => key.endsWith(` ${r.path}`) && (key.startsWith(r.method) || key.startsWith("HEAD")))!;
-    const ports = new Set<Port>(routePorts(route));
-
-    it("gets exactly the variables its route uses", () => {
-      const fn = built.routeFunctions.get(key)!;
-      const env = environmentOf(fn);
-      const expected = new Set([
-        "NODE_ENV", "DATABASE_URL", "LOG_LEVEL", "CLIENT_IP_SOURCE", "SVC_GIT_SHA", "SVC_DEPLOYED_AT", "SVC_PUBLIC_BASE_URL", "SVC_BLOB_BUCKET",
-        "SST_Secret_value_SVC_PLAYBACK_SIGNING_KEY", "SST_Parameter_value_SVC_PDS_HOST",
-        ...(servesTenants(route) ? ["SST_Secret_value_SVC_APP_TOKENS", "SST_Parameter_value_SVC_APP_DIDS"] : []),
-        ...(ports.has("dispatch") ? ["PROCESSING_QUEUE_URL"] : []),
-        ...(ports.has("providers") || route.auth === ("system" as string) ? ["SST_Secret_value_SYSTEM_AUTH_TOKEN"] : []),
-        ...(ports.has("providers") ? ["SVC_RENDITION_SERVICE_URL", "SVC_PLATFORM_TRANSCRIBER", "SST_Secret_value_ELEVENLABS_API_KEY"] : []),
-        ...(ports.has("webhooks") ? ["SST_Secret_value_SVC_APP_WEBHOOK_SECRETS", "SST_Parameter_value_SVC_APP_WEBHOOK_URLS"] : []),
-        ...(ports.has("stages") ? ["FFMPEG_PATH"] : []),
-      ]);
-      const own = Object.keys(env).filter((k) => !["SST_APP", "SST_STAGE", "SST_SSM_PREFIX", "AWS_NODEJS_CONNECTION_REUSE_ENABLED"].includes(k));
-      expect(own.sort()).toEqual([...expected].sort());
-    });
+    const ports = new Set<VariableScope>(routeScopes(route));
 
     it("gets exactly the permissions its route uses", () => {
       const actions = actionsOf(built.routeFunctions.get(key)!);
@@ -192,10 +249,11 @@ describe("database", () => {
     template.resourceCountIs("AWS::SecretsManager::SecretTargetAttachment", 1);
   });
 
-  it("is reached by functions outside the VPC through DATABASE_URL=rds-data://", () => {
-    for (const fn of serviceFunctions()) {
-      expect(lambdaOf(fn).Properties.VpcConfig).toBeUndefined();
-      expect(JSON.stringify(environmentOf(fn).DATABASE_URL)).toMatch(/rds-data:\/\/svc\?resourceArn=/);
+  it("is reached by functions outside the VPC through DATABASE_URL=rds-data://, by those whose scopes hold sql or probes", () => {
+    for (const [, scopes, fn] of functionScopes) {
+      expect(lambdaOf(fn()).Properties.VpcConfig).toBeUndefined();
+      if (scopes.includes("sql") || scopes.includes("probes")) expect(JSON.stringify(environmentOf(fn()).DATABASE_URL)).toMatch(/rds-data:\/\/svc\?resourceArn=/);
+      else expect(environmentOf(fn()).DATABASE_URL).toBeUndefined();
     }
   });
 });
@@ -233,9 +291,10 @@ describe("processing queue", () => {
 });
 
 describe("workers", () => {
-  it.each(Object.keys(workerPorts) as (keyof typeof workerPorts)[])("%s gets the permissions of its ports and no others", (name) => {
+  const workers = ["stage", "deadLetter", "sweep"] as const;
+  it.each(workers)("%s gets the permissions of its scopes and no others", (name) => {
     const fn = { stage: built.stage, deadLetter: built.deadLetter, sweep: built.sweep.jobFunction }[name];
-    const ports = new Set<Port>(workerPorts[name]);
+    const ports = new Set<VariableScope>(jobScopes[name]);
     const actions = actionsOf(fn);
     expect(actions.some((a) => a.startsWith("rds-data:"))).toBe(ports.has("sql"));
     expect(actions.some((a) => a.startsWith("s3:"))).toBe(ports.has("blobs"));
@@ -244,9 +303,9 @@ describe("workers", () => {
     expect("SST_Secret_value_SVC_APP_WEBHOOK_SECRETS" in environmentOf(fn)).toBe(ports.has("webhooks"));
   });
 
-  it.each(Object.keys(workerPorts) as (keyof typeof workerPorts)[])("%s has ffmpeg exactly when it runs stages (a provider's output is re-encoded in the pass)", (name) => {
+  it.each(workers)("%s has ffmpeg exactly when it runs stages (a provider's output is re-encoded in the pass)", (name) => {
     const fn = { stage: built.stage, deadLetter: built.deadLetter, sweep: built.sweep.jobFunction }[name];
-    const runsStages = (workerPorts[name] as readonly Port[]).includes("stages");
+    const runsStages = (jobScopes[name] as readonly VariableScope[]).includes("stages");
     expect(environmentOf(fn).FFMPEG_PATH).toBe(runsStages ? "/opt/bin/ffmpeg" : undefined);
     expect(lambdaOf(fn).Properties.Layers?.length ?? 0).toBe(runsStages ? 1 : 0);
   });

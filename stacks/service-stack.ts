@@ -11,11 +11,12 @@ import * as s3 from "aws-cdk-lib/aws-s3";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import { useProject } from "sst/project.js";
 import { Api, Config, Cron, Function, Queue, Script, type StackContext } from "sst/constructs";
-import type { AuthPolicy } from "../core/http/route";
+import type { VariableScope } from "../core/config/variable-scopes";
+import { variablesOf } from "../core/config/variables";
+import { jobScopes, routeScopes } from "../core/runtime/function-scopes";
 import { routeList } from "../functions/routes";
 import { deployedScriptName } from "../core/openapi/reference-script-file";
 import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";
-import { routePorts, servesTenants, workerPorts, type Port } from "./route-ports";
 import { stageParameters } from "./stage-parameters";
 
 /** API functions answer within API Gateway's 30 s; most in far less. */
@@ -121,10 +122,7 @@ export function ServiceStack({ app, stack }: StackContext) {
     diskSize: 2048,
     layers: [ffmpeg],
     url: { authorizer: "none", cors: false },
-    environment: { NODE_ENV: "production", SVC_BLOB_BUCKET: bucket.bucketName, FFMPEG_PATH: ffmpegLayerPath },
-    bind: [secrets.SYSTEM_AUTH_TOKEN],
   });
-  bucket.grantReadWrite(rendition);
 
   const deadLetters = new sqs.Queue(stack, "ProcessingDeadLetters", {
     retentionPeriod: Duration.days(14),
@@ -140,24 +138,44 @@ export function ServiceStack({ app, stack }: StackContext) {
     },
   });
 
-  /** Turns a function's ports into its variables, secrets and permissions, and nothing more. */
-  const wire = (fn: Function, ports: readonly Port[], opts: { tenants?: boolean; systemToken?: boolean } = {}) => {
-    const bind: (Config.Secret | Config.Parameter)[] = [secrets.SVC_PLAYBACK_SIGNING_KEY, pdsHost];
-    const environment: Record<string, string> = {
-      NODE_ENV: "production",
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: parameters.logLevel,
-      CLIENT_IP_SOURCE: "edge",
-      SVC_GIT_SHA: parameters.gitSha,
-      SVC_DEPLOYED_AT: parameters.deployedAt,
-      // The configuration requires a blob store of every function; only the `blobs` port grants access to it.
-      SVC_BLOB_BUCKET: bucket.bucketName,
-    };
-    if (opts.tenants) bind.push(secrets.SVC_APP_TOKENS, ...(appDids ? [appDids] : []));
-    if (opts.systemToken || ports.includes("providers")) bind.push(secrets.SYSTEM_AUTH_TOKEN);
-    if (ports.includes("sql")) cluster.grantDataApiAccess(fn);
-    if (ports.includes("blobs")) bucket.grantReadWrite(fn);
-    if (ports.includes("probes")) {
+  /**
+   * What this deployment sets, per variable of the table (core/config/variables.ts): a value, or the SST Config
+   * secret or parameter bound in its place. SVC_PUBLIC_BASE_URL joins once the API exists.
+   */
+  const deployment: Record<string, string | Config.Secret | Config.Parameter | undefined> = {
+    NODE_ENV: "production",
+    LOG_LEVEL: parameters.logLevel,
+    CLIENT_IP_SOURCE: "edge",
+    SVC_GIT_SHA: parameters.gitSha,
+    SVC_DEPLOYED_AT: parameters.deployedAt,
+    DATABASE_URL: databaseUrl,
+    SVC_BLOB_BUCKET: bucket.bucketName,
+    SVC_PDS_HOST: pdsHost,
+    SVC_APP_DIDS: appDids,
+    SVC_APP_WEBHOOK_URLS: webhookUrls,
+    ...secrets,
+    PROCESSING_QUEUE_URL: queue.queueUrl,
+    SVC_RENDITION_SERVICE_URL: rendition.url!,
+    SVC_PLATFORM_TRANSCRIBER: "aws-transcribe",
+    FFMPEG_PATH: ffmpegLayerPath,
+  };
+
+  /**
+   * Gives a function the variables of its scopes that this deployment sets (by the variable table, so exactly what
+   * its configuration reads) and the permissions of its scopes, and nothing more.
+   */
+  const wire = (fn: Function, scopes: readonly VariableScope[]) => {
+    const own = new Set(variablesOf(scopes).map((row) => row.name));
+    const bind: (Config.Secret | Config.Parameter)[] = [];
+    for (const [name, value] of Object.entries(deployment)) {
+      if (!own.has(name) || value === undefined) continue;
+      if (typeof value === "string") fn.addEnvironment(name, value);
+      else bind.push(value);
+    }
+    if (bind.length) fn.bind(bind);
+    if (scopes.includes("sql")) cluster.grantDataApiAccess(fn);
+    if (scopes.includes("blobs") || scopes.includes("rendition-service")) bucket.grantReadWrite(fn);
+    if (scopes.includes("probes")) {
       // Exactly what the two probe requests need: ExecuteStatement with the cluster's secret, and a bucket listing.
       fn.attachPermissions([
         new iam.PolicyStatement({ actions: ["rds-data:ExecuteStatement"], resources: [cluster.clusterArn] }),
@@ -165,24 +183,12 @@ export function ServiceStack({ app, stack }: StackContext) {
       ]);
       cluster.secret!.grantRead(fn);
     }
-    if (ports.includes("dispatch")) {
-      environment.PROCESSING_QUEUE_URL = queue.queueUrl;
-      queue.cdk.queue.grantSendMessages(fn);
-    }
-    if (ports.includes("providers")) {
-      environment.SVC_RENDITION_SERVICE_URL = rendition.url!;
-      environment.SVC_PLATFORM_TRANSCRIBER = "aws-transcribe";
-      bind.push(secrets.ELEVENLABS_API_KEY);
-    }
-    if (ports.includes("webhooks")) bind.push(secrets.SVC_APP_WEBHOOK_SECRETS, ...(webhookUrls ? [webhookUrls] : []));
-    if (ports.includes("stages")) {
+    if (scopes.includes("dispatch")) queue.cdk.queue.grantSendMessages(fn);
+    if (scopes.includes("stages")) {
       fn.attachPermissions([transcribe]);
       // A pass may re-encode a provider's output (ElevenLabs isolation) into the upload's family: it needs ffmpeg too.
       fn.addLayers(ffmpeg);
-      environment.FFMPEG_PATH = ffmpegLayerPath;
     }
-    for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
-    fn.bind([...new Set(bind)]);
     return fn;
   };
 
@@ -191,26 +197,21 @@ export function ServiceStack({ app, stack }: StackContext) {
     handler: "functions/migrate.handler",
     timeout: 900,
     nodejs: { loader: { ".sql": "text" } },
-    environment: { NODE_ENV: "production", DATABASE_URL: databaseUrl },
   });
-  cluster.grantDataApiAccess(migrate);
   const migration = new Script(stack, "Migrations", { onCreate: migrate, onUpdate: migrate });
   migration.node.addDependency(cluster);
   const afterMigrations = (fn: Function) => fn.node.addDependency(migration);
 
   const stage = new Function(stack, "Stage", { handler: "functions/process-queue.handler", timeout: stageTimeoutSeconds });
-  wire(stage, workerPorts.stage);
   queue.addConsumer(stack, { function: stage, cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } } });
 
   const deadLetter = new Function(stack, "DeadLetter", { handler: "functions/dead-letter.handler", timeout: 60 });
-  wire(deadLetter, workerPorts.deadLetter);
   deadLetter.addEventSource(new SqsEventSource(deadLetters, { batchSize: 1 }));
 
   const sweep = new Cron(stack, "Sweep", {
     schedule: "rate(5 minutes)",
     job: { function: { handler: "functions/sweep.handler", timeout: 60 } },
   });
-  wire(sweep.jobFunction, workerPorts.sweep);
 
   const routeFunctions = new Map<string, Function>();
   const routeKeys = routeList.flatMap((route) =>
@@ -230,18 +231,20 @@ export function ServiceStack({ app, stack }: StackContext) {
     },
     defaults: { function: { timeout: apiTimeoutSeconds } },
   });
+  deployment.SVC_PUBLIC_BASE_URL = api.url;
   for (const { key, route } of routeKeys) {
     const fn = api.getFunction(key)!;
     routeFunctions.set(key, fn);
-    wire(fn, routePorts(route), { tenants: servesTenants(route), systemToken: (route.auth as AuthPolicy) === "system" });
-    fn.addEnvironment("SVC_PUBLIC_BASE_URL", api.url);
+    wire(fn, routeScopes(route));
     if (longRouteFiles.has(route.file)) (fn.node.defaultChild as lambda.CfnFunction).timeout = longApiTimeoutSeconds;
     afterMigrations(fn);
   }
-  for (const fn of [stage, deadLetter, sweep.jobFunction]) {
-    fn.addEnvironment("SVC_PUBLIC_BASE_URL", api.url);
-    afterMigrations(fn);
-  }
+  wire(stage, jobScopes.stage);
+  wire(deadLetter, jobScopes.deadLetter);
+  wire(sweep.jobFunction, jobScopes.sweep);
+  wire(migrate, jobScopes.migrate);
+  wire(rendition, ["rendition-service"]);
+  for (const fn of [stage, deadLetter, sweep.jobFunction]) afterMigrations(fn);
 
   stack.addOutputs({
     url: api.url,

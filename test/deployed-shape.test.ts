@@ -376,6 +376,25 @@ describe("deployed shape (Node 22, emulators)", () => {
     expect(gunzipSync(res.body).length).toBeGreaterThan(1_000_000);
   });
 
+  it("starts every route's function with exactly the variables the template gives it: none answers a configuration 500", async () => {
+    for (const route of routeList) {
+      const params = Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, "3kabcdefghijk"]));
+      const url = route.path.replace(/\{(\w+)\}/g, "3kabcdefghijk");
+      const res = await request(route.method, url, { routePath: route.path, params });
+      const logs = containers.get(functionOfRoute(`${route.method} ${route.path}`))?.logs() ?? "";
+      expect(res.status, `${route.method} ${route.path}: ${res.body}\n${logs}`).toBeLessThan(500);
+      expect(logs).not.toMatch(/ConfigError|is required/);
+    }
+  });
+
+  it("starts the sweep and the dead-letter consumer with the variables the template gives them", async () => {
+    await (await container(onlyOfHandler("functions/sweep.handler"))).invoke({}, 60_000);
+    const deadLetter = await container(onlyOfHandler("functions/dead-letter.handler"));
+    const record = { messageId: "m", receiptHandle: "r", body: "not a job", attributes: { ApproximateReceiveCount: "3" }, messageAttributes: {}, eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:123456789012:dead-letters", awsRegion: region };
+    await deadLetter.invoke({ Records: [record] }, 60_000);
+    expect(deadLetter.logs()).not.toMatch(/ConfigError|is required/);
+  });
+
   it("imports every function's bundle on Node 22 within its cold start", async () => {
     for (const [id, fn] of byType("AWS::Lambda::Function")) {
       if (!String(fn.Properties.Handler).startsWith("functions/")) continue;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { routeList } from "../functions/routes";
-import { routePorts } from "../stacks/route-ports";
+import { routeScopes } from "../core/runtime/function-scopes";
 import { adaptersIn, bundleBudgetBytes, bundleFunction, functionFiles, type AdapterName } from "./support/lambda-bundle";
 
 /** What each port's Lambda adapter brings into a bundle. */
@@ -16,7 +16,7 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
       if ((route.uses as readonly string[]).includes("enrichment")) expected.add("SQS client");
       // Only a route that runs processing stages itself (the system route) carries the providers; create and PATCH
       // plan over the provider catalog and dispatch.
-      if (routePorts(route).includes("stages")) expected.add("provider adapters").add("Transcribe client");
+      if (routeScopes(route).includes("stages")) expected.add("provider adapters").add("Transcribe client");
       expect(carried.sort()).toEqual([...expected].sort());
     },
   );

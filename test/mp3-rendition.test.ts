@@ -58,7 +58,7 @@ describe.each(backends)("mp3 renditions on $name", (backend) => {
     return res.json.data.blob as { ref: { $link: string } };
   };
   const mp3Path = (svc: TestService, appId: string, cid: string) =>
-    signPlaybackUrl({ baseUrl: svc.baseUrl, key: `blobs/${appId}/${cid}`, secret: svc.deps.config.playbackSigningKey, now: new Date() }).slice(svc.baseUrl.length) +
+    signPlaybackUrl({ baseUrl: svc.baseUrl, key: `blobs/${appId}/${cid}`, secret: svc.deps.config.playbackSigningKey!, now: new Date() }).slice(svc.baseUrl.length) +
     "&format=mp3";
 
   /** The same service as a deployment without SVC_RENDITION_SERVICE_URL: its composition root wires no builder. */

@@ -18,7 +18,7 @@ describe.each(edgeMatrix)("playback URL expiry over $name", ({ driver, sql }) =>
 
   const play = (url: string) => svc.get(url.slice(svc.baseUrl.length), { token: null });
   const sign = (ttlSeconds?: number) =>
-    signPlaybackUrl({ baseUrl: svc.baseUrl, key, secret: svc.deps.config.playbackSigningKey, now: new Date(), ttlSeconds });
+    signPlaybackUrl({ baseUrl: svc.baseUrl, key, secret: svc.deps.config.playbackSigningKey!, now: new Date(), ttlSeconds });
 
   it("a playback URL has exactly one valid spelling: exp with leading zeros is 403 FORBIDDEN", async () => {
     const url = sign();

@@ -26,5 +26,5 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env, log: Conf
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const config = loadConfigOrExit();
-  process.stdout.write(`config ok: ${config.database.kind} database, ${config.blobs.kind} blobs, ${config.tenants.size} tenant(s)\n`);
+  process.stdout.write(`config ok: ${config.database?.kind} database, ${config.blobs?.kind} blobs, ${config.tenants.size} tenant(s)\n`);
 }

@@ -7,6 +7,7 @@ import { isDidWeb } from "../tenancy/did-web";
 import { readVariables } from "./read-variables";
 import { minSecretLength, shortSecret } from "./secret-length";
 import { parseDatabaseUrl } from "./variable-parsers";
+import type { VariableScope } from "./variable-scopes";
 
 export type ConfigLog = {
   error(msg: string, ...extra: Record<string, unknown>[]): void;
@@ -26,15 +27,19 @@ export class ConfigError extends Error {
   }
 }
 
-
-export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
+/**
+ * `scopes` are what the function reaches (core/runtime/function-scopes.ts): only their required variables are
+ * required, and a value outside them may be absent (its field is then unset). Without it every scope is (the Node
+ * host, `npm run check-config`).
+ */
+export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: readonly VariableScope[]): Config {
   const problems: ConfigProblem[] = [];
   const fail = (variable: string, message: string) => {
     problems.push({ variable, message });
     return undefined;
   };
   // The table's walk: required rows, and each value through its row's parser (see variables.ts).
-  const read = readVariables(env, fail);
+  const read = readVariables(env, fail, scopes);
 
   const nodeEnv = read("NODE_ENV") ?? "development";
   const production = nodeEnv === "production";
@@ -50,7 +55,9 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     ? { kind: "fs", dir: blobDir }
     : blobBucket
       ? { kind: "s3", bucket: blobBucket }
-      : fail("SVC_BLOB_DIR", "SVC_BLOB_DIR or SVC_BLOB_BUCKET is required");
+      : !scopes || scopes.includes("blobs") || scopes.includes("probes")
+        ? fail("SVC_BLOB_DIR", "SVC_BLOB_DIR or SVC_BLOB_BUCKET is required")
+        : undefined;
 
   let systemAuthToken = read("SYSTEM_AUTH_TOKEN");
   if (systemAuthToken !== undefined && systemAuthToken.length < minSecretLength) {
@@ -88,11 +95,11 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     nodeEnv,
     production,
     logLevel,
-    database: database!,
-    blobs: blobs!,
-    publicBaseUrl: publicBaseUrl!,
-    pdsHost: pdsHost!,
-    playbackSigningKey: playbackSigningKey!,
+    ...(database !== undefined && { database }),
+    ...(blobs !== undefined && { blobs }),
+    ...(publicBaseUrl !== undefined && { publicBaseUrl }),
+    ...(pdsHost !== undefined && { pdsHost }),
+    ...(playbackSigningKey !== undefined && { playbackSigningKey }),
     tenants,
     ...(systemAuthToken !== undefined && { systemAuthToken }),
     ...(rendition !== undefined && { rendition }),
@@ -104,6 +111,15 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog): Config {
     timeouts,
   };
 }
+
+/**
+ * A value only functions of some scopes are configured with: the value, or a ConfigError naming its variable (a
+ * function reached for something its scopes do not cover).
+ */
+export const configured = <T>(value: T | undefined, variable: string): T => {
+  if (value === undefined) throw new ConfigError([{ variable, message: `${variable} is required` }]);
+  return value;
+};
 
 /** DATABASE_URL alone, for processes that only touch the database (the deploy-time migration step). */
 export function parseDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {

@@ -1,30 +1,40 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { variableScopes } from "./variable-scopes";
 import { configVariables, type ConfigVariable } from "./variables";
 
 /**
- * The README's Configuration table, generated from the variable table: one line per row, except that consecutive
- * rows with the same description and requirement share a line. `npm run readme:config` writes it into the README.
+ * The README's Configuration tables, generated from the variable table: the scopes (what a function reaches), then
+ * one line per variable, except that consecutive rows with the same description, requirement and scopes share a
+ * line. `npm run readme:config` writes them into the README.
  */
 export const configurationTable = (rows: readonly ConfigVariable[] = configVariables): string => {
   const required = (row: ConfigVariable) => (row.required ? "yes" : (row.requiredWhen ?? ""));
-  const lines: { names: string[]; required: string; description: string }[] = [];
+  const scopes = (row: ConfigVariable) => row.scopes.map((scope) => `\`${scope}\``).join(", ");
+  const lines: { names: string[]; required: string; scopes: string; description: string }[] = [];
   for (const row of rows) {
     const last = lines.at(-1);
-    if (last && last.description === row.description && last.required === required(row)) last.names.push(row.name);
-    else lines.push({ names: [row.name], required: required(row), description: row.description });
+    if (last && last.description === row.description && last.required === required(row) && last.scopes === scopes(row)) last.names.push(row.name);
+    else lines.push({ names: [row.name], required: required(row), scopes: scopes(row), description: row.description });
   }
-  const body = lines.map((l) => `| ${l.names.map((n) => `\`${n}\``).join(", ")} |${l.required ? ` ${l.required} ` : " "}| ${l.description} |`);
-  return ["| Variable | Required | Rule |", "|---|---|---|", ...body].join("\n");
+  const legend = Object.entries(variableScopes).map(([scope, meaning]) => `| \`${scope}\` | ${meaning} |`);
+  const body = lines.map(
+    (l) => `| ${l.names.map((n) => `\`${n}\``).join(", ")} |${l.required ? ` ${l.required} ` : " "}| ${l.scopes} | ${l.description} |`,
+  );
+  return [scopeHeader, "|---|---|", ...legend, "", variableHeader, "|---|---|---|---|", ...body].join("\n");
 };
+
+const scopeHeader = "| Scope | Functions that reach it |";
+const variableHeader = "| Variable | Required | Scopes | Rule |";
 
 export const readmePath = path.resolve(import.meta.dirname, "../../README.md");
 
-/** The README's current Configuration table: from its header line to the first blank line. */
+/** The README's current Configuration tables: from the scope table's header to the blank line after the variables'. */
 export const readmeConfigurationTable = (readme: string): string => {
-  const start = readme.indexOf("| Variable | Required | Rule |");
-  if (start < 0) throw new Error("README.md has no Configuration table");
-  const end = readme.indexOf("\n\n", start);
+  const start = readme.indexOf(scopeHeader);
+  const variables = readme.indexOf(variableHeader, start);
+  if (start < 0 || variables < 0) throw new Error("README.md has no Configuration tables (scopes, then variables)");
+  const end = readme.indexOf("\n\n", variables);
   return readme.slice(start, end < 0 ? undefined : end);
 };
 

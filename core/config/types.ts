@@ -31,13 +31,17 @@ export interface Config {
   nodeEnv: string;
   production: boolean;
   logLevel: LogLevel;
-  database: DatabaseConfig;
-  blobs: BlobConfig;
+  /**
+   * The five below are set when the function's scopes need them (variables.ts): always on the Node host, on a
+   * Lambda only if its route or job reaches them. Read them with `configured(value, "VARIABLE")`.
+   */
+  database?: DatabaseConfig;
+  blobs?: BlobConfig;
   /** Absolute http(s) base URL, no trailing slash. */
-  publicBaseUrl: string;
+  publicBaseUrl?: string;
   /** Host (optionally host:port) that a tenant DID's custody service endpoint must point at. */
-  pdsHost: string;
-  playbackSigningKey: string;
+  pdsHost?: string;
+  playbackSigningKey?: string;
   /** appId -> tenant, union of SVC_APP_TOKENS and SVC_APP_DIDS (valid entries only). */
   tenants: ReadonlyMap<string, Tenant>;
   systemAuthToken?: string;

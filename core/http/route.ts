@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { VariableScope } from "../config/variable-scopes";
 import type { PortName } from "../deps";
 import type { ErrorCode } from "../domain-error";
 import type { RateLimitClass } from "../rate-limit/policies";
@@ -40,6 +41,12 @@ export interface RouteDef {
    * Composition roots build only these, and the stacks grant the function only their permissions.
    */
   uses: readonly PortName[];
+  /**
+   * Configuration the route reads beyond its ports' and its auth's (core/config/variable-scopes.ts): `playback`
+   * signs or checks playback URLs, `description` serves the OpenAPI description, `identity` reports the build. With
+   * `uses` and `auth` it decides the variables the route's Lambda is given and requires.
+   */
+  reads?: readonly RouteReads[];
   /** Success status. */
   status: number;
   /** How the request body is read. */
@@ -59,6 +66,8 @@ export interface RouteDef {
   /** Error codes this route can answer besides the ones its policy implies, for the description. */
   errors?: ErrorCode[];
 }
+
+export type RouteReads = Extract<VariableScope, "playback" | "description" | "identity">;
 
 export const defineRoute = <const R extends RouteDef>(route: R): R => route;
 

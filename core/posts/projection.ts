@@ -1,4 +1,5 @@
 import { signPlaybackUrl } from "../audio/playback-url";
+import { configured } from "../config/parse-config";
 import type { Deps } from "../deps";
 import type { ProvenTenant } from "../tenancy/tenant";
 import type { Projection } from "./post-view";
@@ -11,6 +12,11 @@ export const projectionOf = (call: { deps: Pick<Deps, "config" | "now">; tenant:
     appId: call.tenant.appId,
     did: call.tenant.did,
     actor: call.actor,
-    playbackUrl: (key) => signPlaybackUrl({ baseUrl: config.publicBaseUrl, key, secret: config.playbackSigningKey, now }),
+    playbackUrl: (key) => signPlaybackUrl({
+        baseUrl: configured(config.publicBaseUrl, "SVC_PUBLIC_BASE_URL"),
+        key,
+        secret: configured(config.playbackSigningKey, "SVC_PLAYBACK_SIGNING_KEY"),
+        now,
+      }),
   };
 };

@@ -24,7 +24,7 @@ export const providerCatalog = [
     name: "aws-transcribe",
     stages: ["transcribe"],
     explicitOnly: false,
-    available: (config: Config) => config.processing.platformTranscriber === "aws-transcribe" && config.blobs.kind === "s3",
+    available: (config: Config) => config.processing.platformTranscriber === "aws-transcribe" && config.blobs?.kind === "s3",
   },
   { name: "elevenlabs", stages: ["transcribe", "denoise"], explicitOnly: false, available: (config: Config) => config.processing.elevenLabsApiKey !== undefined },
   { name: "rendition", stages: ["trim", "waveform"], explicitOnly: false, available: renditionConfigured },

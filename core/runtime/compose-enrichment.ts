@@ -36,6 +36,21 @@ export interface EnrichmentPorts {
 /** Runs passes inside the process (the full worker's inline dispatcher). */
 export type InlineDispatcherFactory = (pass: PassDeps, track: (work: Promise<unknown>) => void) => Dispatcher;
 
+const inlineRefused =
+  "SVC_PROCESSING_INLINE selects inline dispatch, but this function only dispatches (it carries no providers): set PROCESSING_QUEUE_URL or the SVC_TASKS_* variables";
+
+/** The durable dispatcher the configuration selects (SQS, Cloud Tasks) or none; inline dispatch is refused. */
+export const durableDispatcher = (config: Config, sqsOverride?: SQSClient): { dispatcher: Dispatcher; sqs?: SQSClient } => {
+  const mode = dispatchMode(config);
+  if (mode === "inline") throw new Error(inlineRefused);
+  if (mode === "sqs") {
+    const sqs = sqsOverride ?? createSqsClient();
+    return { dispatcher: createSqsDispatcher(sqs, config.processing.queueUrl!), sqs };
+  }
+  if (mode === "tasks") return { dispatcher: createCloudTasksDispatcher(config.processing.tasks!, config.systemAuthToken) };
+  return { dispatcher: offDispatcher };
+};
+
 /**
  * The dispatcher the configuration selects, and the port over it. Without `inline`, a configuration that selects
  * inline dispatch is refused at startup rather than silently not processing.
@@ -49,19 +64,7 @@ export const composeEnrichment = (
   const pass: PassDeps = { sql, blobs, config, log: logger, now, registry: overrides.registry, delivery: overrides.delivery };
   const background = backgroundWork();
   const mode = dispatchMode(config);
-  let sqs: SQSClient | undefined;
-  let dispatcher: Dispatcher = offDispatcher;
-  if (mode === "inline") {
-    if (!inline) {
-      throw new Error(
-        "SVC_PROCESSING_INLINE selects inline dispatch, but this function only dispatches (it carries no providers): set PROCESSING_QUEUE_URL or the SVC_TASKS_* variables",
-      );
-    }
-    dispatcher = inline(pass, background.track);
-  } else if (mode === "sqs") {
-    sqs = overrides.sqs ?? createSqsClient();
-    dispatcher = createSqsDispatcher(sqs, config.processing.queueUrl!);
-  } else if (mode === "tasks") dispatcher = createCloudTasksDispatcher(config.processing.tasks!, config.systemAuthToken);
+  const { dispatcher, sqs } = mode === "inline" && inline ? { dispatcher: inline(pass, background.track), sqs: undefined } : durableDispatcher(config, overrides.sqs);
   logger.info("processing dispatch", { mode });
   const enrichment = createEnrichment({ config, sql, dispatcher, pass, delivery: overrides.delivery, background });
   return sqs ? { ...enrichment, sqs } : enrichment;

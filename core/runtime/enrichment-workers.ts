@@ -6,7 +6,8 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../deps";
 import { createSqsClient } from "../dispatch/sqs-client";
 import { startSqsConsumer } from "../dispatch/sqs-consumer";
-import { runDeadLetterMessage, runStageMessage, runSweep } from "./queue-handlers";
+import { runStageMessage } from "./queue-handlers";
+import { runDeadLetterMessage, runSweep } from "./settle-jobs";
 
 export const sweepIntervalMs = 60_000;
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { BlobStore } from "../blobs/blob-store";
+import { configured } from "../config/parse-config";
 import type { Config } from "../config/types";
 import type { Deps } from "../deps";
 import type { Logger } from "../observability/logger";
@@ -19,7 +20,7 @@ export const createNodeDeps = async (
   logger: Logger,
   overrides: Partial<Pick<Deps, "custody" | "now">> & { sql?: SqlBackend; blobs?: BlobStore; enrichment?: EnrichmentOverrides } = {},
 ): Promise<Deps & { sql: SqlBackend }> => {
-  const sql = overrides.sql ?? (await openSql(config.database, config.timeouts));
+  const sql = overrides.sql ?? (await openSql(configured(config.database, "DATABASE_URL"), config.timeouts));
   await migrate(sql, migrationsDir);
   const blobs = overrides.blobs ?? (await openBlobStore(config));
   const now = overrides.now ?? (() => new Date());
@@ -27,7 +28,7 @@ export const createNodeDeps = async (
     config,
     sql,
     blobs,
-    custody: overrides.custody ?? createCustody({ pdsHost: config.pdsHost, log: logger }),
+    custody: overrides.custody ?? createCustody({ pdsHost: configured(config.pdsHost, "SVC_PDS_HOST"), log: logger }),
     logger,
     now,
     storeProbes: portStoreProbes(sql, blobs),
@@ -37,10 +38,11 @@ export const createNodeDeps = async (
 };
 
 const openBlobStore = async (config: Config): Promise<BlobStore> => {
-  if (config.blobs.kind === "fs") {
+  const blobs = configured(config.blobs, "SVC_BLOB_DIR");
+  if (blobs.kind === "fs") {
     const { createFsBlobStore } = await import("../blobs/fs-blob-store");
-    return createFsBlobStore(config.blobs.dir);
+    return createFsBlobStore(blobs.dir);
   }
   const { createS3BlobStore } = await import("../blobs/s3-blob-store");
-  return createS3BlobStore({ bucket: config.blobs.bucket });
+  return createS3BlobStore({ bucket: blobs.bucket });
 };

@@ -1,13 +1,16 @@
+import { configured } from "../../config/parse-config";
 import type { PortLoader } from "./port-loader";
 
 /** The Lambda store probes: one signed request to the Data API and one to S3, and neither SDK client in the bundle. */
 export const signedStoreProbes: PortLoader<"storeProbes"> = async (config) => {
-  if (config.database.kind !== "rds-data") throw new Error("Lambda functions use the RDS Data API: DATABASE_URL must be rds-data://");
-  if (config.blobs.kind !== "s3") throw new Error("Lambda functions use S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
+  const target = configured(config.database, "DATABASE_URL");
+  const store = configured(config.blobs, "SVC_BLOB_BUCKET");
+  if (target.kind !== "rds-data") throw new Error("Lambda functions use the RDS Data API: DATABASE_URL must be rds-data://");
+  if (store.kind !== "s3") throw new Error("Lambda functions use S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
   const [{ dataApiRecordsProbe }, { s3BlobsProbe }] = await Promise.all([import("./data-api-records-probe"), import("./s3-blobs-probe")]);
-  const { resourceArn, secretArn, database, region } = config.database;
+  const { resourceArn, secretArn, database, region } = target;
   return {
     records: dataApiRecordsProbe({ resourceArn, secretArn, database, ...(region && { region }) }),
-    blobs: s3BlobsProbe(config.blobs.bucket),
+    blobs: s3BlobsProbe(store.bucket),
   };
 };

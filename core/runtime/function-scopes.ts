@@ -1,0 +1,36 @@
+/**
+ * What each function reaches, as the variable table's scopes (core/config/variable-scopes.ts): a route's follow
+ * from its `uses`, its auth and its `reads`; the jobs name theirs. The Lambda root parses with them and the stacks
+ * give each function the variables and permissions of exactly these.
+ */
+import type { VariableScope } from "../config/variable-scopes";
+import type { PortName } from "../deps";
+import type { RouteDef } from "../http/route";
+
+/** What each port of `uses` reaches: `enrichment` chooses providers, writes webhook events and dispatches. */
+const portScopes: Record<PortName, readonly VariableScope[]> = {
+  sql: ["sql"],
+  blobs: ["blobs"],
+  enrichment: ["dispatch", "providers", "webhooks"],
+  renditions: ["renditions"],
+  storeProbes: ["probes"],
+};
+
+export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads">): VariableScope[] => {
+  const scopes = new Set<VariableScope>(["http", ...route.uses.flatMap((port) => portScopes[port]), ...(route.reads ?? [])]);
+  if (route.auth === "actor" || route.auth === "viewer") scopes.add("tenants");
+  if (route.auth === "system") {
+    scopes.add("system");
+    // The system route runs the pass itself.
+    if (route.uses.includes("enrichment")) scopes.add("stages");
+  }
+  return [...scopes];
+};
+
+/** The functions that are not routes: the queue's stage function, the dead-letter consumer, the sweep, migrations. */
+export const jobScopes = {
+  stage: ["sql", "blobs", "dispatch", "providers", "webhooks", "stages"],
+  deadLetter: ["sql", "webhooks"],
+  sweep: ["sql", "dispatch", "webhooks"],
+  migrate: ["sql"],
+} as const satisfies Record<string, readonly VariableScope[]>;
