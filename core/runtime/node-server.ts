@@ -14,9 +14,10 @@ keepServing(logger);
 
 // A first start on PGlite runs initdb in a child process (core/sql/pglite-data-dir.ts) whose memory adds to this
 // one's: it runs before the rest of the server is loaded, which keeps about 80 MB out of that peak.
-if (config.database.kind === "pglite" && config.database.dir !== "memory") {
-  const created = await ensurePgliteDataDir(config.database.dir, pgliteSettings);
-  if (created) logger.info("created the PGlite data directory", { dir: config.database.dir, ...created });
+const database = config.database; // the Node host parses every scope: always set
+if (database?.kind === "pglite" && database.dir !== "memory") {
+  const created = await ensurePgliteDataDir(database.dir, pgliteSettings);
+  if (created) logger.info("created the PGlite data directory", { dir: database.dir, ...created });
 }
 
 const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }] = await Promise.all([
