@@ -12,8 +12,8 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
     async (file, route) => {
       const carried = adaptersIn((await bundleFunction(file)).inputs);
       const expected = new Set(route.uses.flatMap((port) => portAdapters[port] ?? []));
-      // Enrichment may dispatch through SQS, so a route that uses it carries the SQS client.
-      if ((route.uses as readonly string[]).includes("enrichment")) expected.add("SQS client");
+      // A route that dispatches (create, PATCH) sends through SQS; the system route runs passes and sends nothing.
+      if (routeScopes(route).includes("dispatch")) expected.add("SQS client");
       // Only a route that runs processing stages itself (the system route) carries the providers; create and PATCH
       // plan over the provider catalog and dispatch.
       if (routeScopes(route).includes("stages")) expected.add("provider adapters").add("Transcribe client");

@@ -21,8 +21,11 @@ export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads">): V
   if (route.auth === "actor" || route.auth === "viewer") scopes.add("tenants");
   if (route.auth === "system") {
     scopes.add("system");
-    // The system route runs the pass itself.
-    if (route.uses.includes("enrichment")) scopes.add("stages");
+    if (route.uses.includes("enrichment")) {
+      // The system route runs the pass itself, and dispatches nothing (lambda-enrichment.ts).
+      scopes.add("stages");
+      scopes.delete("dispatch");
+    }
   }
   return [...scopes];
 };
