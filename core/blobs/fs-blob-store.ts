@@ -15,23 +15,47 @@ const isMissing = (error: unknown) => {
   return code === "ENOENT" || code === "ENOTDIR";
 };
 
+/** Bytes written between two background flushes: the final fsync then waits on at most this much. */
+const flushEveryBytes = 4 * 1024 * 1024;
+
 /**
  * A Writable into an already opened file that only finishes once the bytes are flushed to disk. Chunks that queue
- * up while a write is in flight go down in one writev: an upload arrives in many small socket reads.
+ * up while a write is in flight go down in one writev: an upload arrives in many small socket reads. Every few MiB
+ * a datasync starts in the background while the upload is still arriving, so the fsync that `final` waits for only
+ * has the last few MiB to flush rather than the whole file (about 15 ms for 25 MiB on the development disk).
  */
 function fileWriter(opened: FileHandle): Writable {
   let handle: FileHandle | undefined = opened;
+  let unflushed = 0;
+  let flushing: Promise<void> = Promise.resolve();
+  let flushFailed: unknown;
+  const wrote = (written: number, expected: number, callback: (error?: Error | null) => void) => {
+    // A regular file is only written short when the disk is full or the file too big: the upload fails.
+    if (written !== expected) return callback(new Error(`short write: ${written} of ${expected} bytes`));
+    unflushed += written;
+    const flushed = handle;
+    if (flushed && unflushed >= flushEveryBytes) {
+      unflushed = 0;
+      flushing = flushing.then(() => flushed.datasync()).catch((error: unknown) => void (flushFailed ??= error));
+    }
+    callback(flushFailed as Error | undefined);
+  };
   return new Writable({
     highWaterMark: 1024 * 1024,
     write(chunk: Buffer, _encoding, callback) {
-      handle!.write(chunk).then(() => callback(), callback);
+      handle!.write(chunk).then(({ bytesWritten }) => wrote(bytesWritten, chunk.length, callback), callback);
     },
     writev(chunks, callback) {
-      handle!.writev(chunks.map(({ chunk }) => chunk as Buffer)).then(() => callback(), callback);
+      const buffers = chunks.map(({ chunk }) => chunk as Buffer);
+      const expected = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+      handle!.writev(buffers).then(({ bytesWritten }) => wrote(bytesWritten, expected, callback), callback);
     },
     final(callback) {
-      handle!
-        .sync()
+      flushing
+        .then(() => {
+          if (flushFailed) throw flushFailed;
+          return handle!.sync();
+        })
         .then(() => handle!.close())
         .then(() => {
           handle = undefined;
@@ -42,12 +66,25 @@ function fileWriter(opened: FileHandle): Writable {
       if (!handle) return callback(error);
       const closing = handle;
       handle = undefined;
-      closing.close().then(
-        () => callback(error),
-        () => callback(error),
-      );
+      // A background flush may still hold the handle: close once it is done (close waits for it anyway).
+      flushing
+        .then(() => closing.close())
+        .then(
+          () => callback(error),
+          () => callback(error),
+        );
     },
   });
+}
+
+/** fsync of a directory: the names linked into it survive a crash. */
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 export function createFsBlobStore(dir: string): FsBlobStore {
@@ -163,7 +200,8 @@ export function createFsBlobStore(dir: string): FsBlobStore {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         created = false;
       }
-      await rm(source, { force: true });
+      // The new name is made durable before the caller records a row that points at it (and answers 201).
+      await Promise.all([syncDirectory(dirname(target)), rm(source, { force: true })]);
       return { created };
     },
 
