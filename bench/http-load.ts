@@ -11,6 +11,7 @@
  *
  *   npm run bench                       # unit benches, then this
  *   npx tsx bench/http-load.ts          # this alone; BENCH_SECONDS=5 for longer runs
+ *   BENCH_ONLY=upload BENCH_UPLOAD_CONCURRENCY=1 npx tsx bench/http-load.ts   # uploads one at a time (default 2)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -202,12 +203,12 @@ interface Result {
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
 
-/** `concurrency` workers send `make()` requests back to back for `seconds`; every answer must be `expect`. */
+/** `concurrency` workers send `make(worker)` requests back to back for `seconds`; every answer must be `expect`. */
 async function load(
   server: Server,
   name: string,
   concurrency: number,
-  make: () => { method: string; path: string; headers?: Record<string, string>; body?: Buffer },
+  make: (worker: number) => { method: string; path: string; headers?: Record<string, string>; body?: Buffer },
   expect: number,
   runSeconds = seconds,
   minRequests = 0,
@@ -216,7 +217,7 @@ async function load(
   const only = process.env.BENCH_ONLY?.split(",");
   if (only && !only.some((part) => name.includes(part))) return undefined;
   // Warm up (JIT, connections, plans), then measure.
-  await Promise.all(Array.from({ length: concurrency }, async () => void (await request({ port: server.port, ...make() }))));
+  await Promise.all(Array.from({ length: concurrency }, async (_, w) => void (await request({ port: server.port, ...make(w) }))));
   server.takeStatements();
   const cpuBefore = await server.cpuMs();
   const latencies: number[] = [];
@@ -224,10 +225,10 @@ async function load(
   const deadline = started + runSeconds * 1000;
   let failure: string | undefined;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, w) => {
       while ((performance.now() < deadline || latencies.length < minRequests) && !failure) {
         const t = performance.now();
-        const res = await request({ port: server.port, ...make() });
+        const res = await request({ port: server.port, ...make(w) });
         latencies.push(performance.now() - t);
         if (res.status !== expect) failure = `${name}: expected ${expect}, got ${res.status} ${res.body.slice(0, 300)}`;
       }
@@ -295,17 +296,21 @@ async function uploads(server: Server, sizes: [string, number][]): Promise<(Resu
     const { body, contentType } = multipart(bytes, type);
     // Each upload differs in a few bytes in the middle of the file (payload, not a header), so every one is a new
     // CID: a real stage, fsync and rename, never the cheaper already-stored path.
+    // Each worker owns a body built before the clock starts, changed in place between its own requests (never
+    // while one is in flight), so the client sends from memory it already has and copies nothing.
     const middle = body.indexOf(bytes.subarray(0, 64)) + Math.floor(size / 2);
+    const concurrency = Number(process.env.BENCH_UPLOAD_CONCURRENCY ?? 2);
+    const bodies = Array.from({ length: concurrency }, () => Buffer.from(body));
     let n = 0;
     const runSeconds = size > 4 * 1024 * 1024 ? Math.max(seconds, 4) : seconds;
     const result = await load(
       server,
       `upload ${label}`,
-      2,
-      () => {
-        const copy = n % 2 === 0 ? body : Buffer.from(body);
-        copy.writeUInt32BE(++n, middle);
-        return { method: "POST", path: "/api/v1/audio/upload", headers: authed({ "content-type": contentType }), body: copy };
+      concurrency,
+      (worker) => {
+        const own = bodies[worker]!;
+        own.writeUInt32BE(++n, middle);
+        return { method: "POST", path: "/api/v1/audio/upload", headers: authed({ "content-type": contentType }), body: own };
       },
       201,
       runSeconds,
