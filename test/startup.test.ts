@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -130,6 +130,12 @@ async function startNodeServer(env: Record<string, string>) {
 }
 
 describe("first start on PGlite", () => {
+  it("npm start runs the server in node itself, with no tsx CLI process (about 45 MB) beside it", async () => {
+    const scripts = (JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe("node --import tsx core/runtime/node-server.ts");
+  });
+
+
   it("creates the data directory before the server loads, and a restart uses it as it is", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "svc-first-start-"));
     const env = { ...valid, DATABASE_URL: `pglite://${path.join(dir, "pg")}`, SVC_BLOB_DIR: path.join(dir, "blobs") } as Record<string, string>;
