@@ -17,8 +17,10 @@ export const remainingMs = (): number | undefined => {
 /**
  * Runs `fn` with a deadline `ms` from now (none when undefined): past it the answer is 503 SERVICE_UNAVAILABLE at
  * once, whatever `fn` is still waiting on. `fn` is not cancelled; its late result is dropped.
+ * `publish`: whether `remainingMs()` tells `fn`'s work the deadline. Only where something reads it: an async
+ * context costs every promise of the request a hook (about 8% of a GET's CPU on the Node host over Postgres).
  */
-export const withinDeadline = <T>(ms: number | undefined, fn: () => Promise<T>): Promise<T> => {
+export const withinDeadline = <T>(ms: number | undefined, fn: () => Promise<T>, { publish = true } = {}): Promise<T> => {
   if (ms === undefined) return fn();
   const at = Date.now() + ms;
   return new Promise<T>((resolve, reject) => {
@@ -26,8 +28,7 @@ export const withinDeadline = <T>(ms: number | undefined, fn: () => Promise<T>):
       () => reject(new DomainError("SERVICE_UNAVAILABLE", `the request did not finish within ${ms} ms; retry later`)),
       Math.max(0, ms),
     );
-    deadlines
-      .run(at, fn)
+    (publish ? deadlines.run(at, fn) : fn())
       .then(resolve, reject)
       .finally(() => clearTimeout(timer));
   });

@@ -14,6 +14,7 @@ import { rateLimit } from "./middleware/rate-limit";
 import { successBody, type Outcome } from "./outcome";
 import type { RouteCall, RouteImpl } from "./route-call";
 import type { HttpRequest, HttpResponse } from "../http-message/http-message";
+import type { SqlBackend } from "../sql/port";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -35,6 +36,8 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
     // answer rather than a 429. A fresh claim that the limiter then refuses is released by idempotency's onError.
     .use(idempotency())
     .use(rateLimit());
+  // Only the Data API adapter reads the deadline (its wake-up retries stop in time to answer 503).
+  const publishDeadline = (deps.sql as Partial<SqlBackend> | undefined)?.kind === "rds-data";
 
   return (req: HttpRequest, context?: Context): Promise<HttpResponse> => {
     const sent = req.headers["x-request-id"];
@@ -61,7 +64,7 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
       const deadlineMs = invocationDeadlineMs(configured, context?.getRemainingTimeInMillis?.());
       let response: HttpResponse;
       try {
-        response = toHttpResponse(await withinDeadline(deadlineMs, () => chain(call, context ?? ({} as Context))));
+        response = toHttpResponse(await withinDeadline(deadlineMs, () => chain(call, context ?? ({} as Context)), { publish: publishDeadline }));
       } catch (error) {
         // A client that disconnected mid-body is not an outage: 499 (client closed request) at info, no envelope
         // (nobody is there to read it).
