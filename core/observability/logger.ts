@@ -29,8 +29,33 @@ const levels: Record<LogLevel, "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT"> =
  * only as the sole extra argument, but it reads each extra item (fields merged, an Error under `error`), which the
  * invocation logger relies on to put the request id beside an error.
  */
-export const createLogger = (level: LogLevel): Logger =>
-  new PowertoolsLogger({ serviceName: "audio-post-service", logLevel: levels[level] }) as unknown as Logger;
+export const createLogger = (level: LogLevel, options: { plainInfo?: boolean } = {}): Logger => {
+  const powertools = new PowertoolsLogger({ serviceName: "audio-post-service", logLevel: levels[level] }) as unknown as Logger;
+  return options.plainInfo && (level === "debug" || level === "info") ? withPlainInfo(powertools) : powertools;
+};
+
+const service = "audio-post-service";
+
+/**
+ * The Node host's info lines (one per request) written as Powertools writes them, without its per-line work (about
+ * 4% of a GET's CPU): fields of plain values only, no Lambda context to add. Lines with an Error, and every other
+ * level, still go through Powertools. Not for Lambda, where Powertools adds the X-Ray trace id.
+ */
+const withPlainInfo = (powertools: Logger): Logger => ({
+  debug: (message, ...extra) => powertools.debug(message, ...extra),
+  warn: (message, ...extra) => powertools.warn(message, ...extra),
+  error: (message, ...extra) => powertools.error(message, ...extra),
+  info(message, ...extra) {
+    if (extra.some((e) => e instanceof Error)) return powertools.info(message, ...extra);
+    let text: string;
+    try {
+      text = JSON.stringify(Object.assign({ level: "INFO", message, timestamp: new Date().toISOString(), service, sampling_rate: 0 }, ...extra));
+    } catch {
+      return powertools.info(message, ...extra); // a BigInt or a cycle: Powertools' serialiser copes
+    }
+    process.stdout.write(`${text}\n`);
+  },
+});
 
 /**
  * An invocation's logger: every line carries its request id. A plain wrapper rather than a Powertools child logger,

@@ -9,7 +9,7 @@ import { keepServing } from "./keep-serving";
 /** `npm start`: local.env defaults (a variable already in the environment wins), then every route on PORT. */
 loadEnvFile(path.resolve(import.meta.dirname, "../../local.env"));
 const config = loadConfigOrExit();
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, { plainInfo: true });
 keepServing(logger);
 
 // A first start on PGlite runs initdb in a child process (core/sql/pglite-data-dir.ts) whose memory adds to this
