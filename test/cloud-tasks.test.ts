@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseProcessingConfig } from "../core/config/processing-config";
+import { readVariables } from "../core/config/read-variables";
 import { createCloudTasksDispatcher } from "../core/dispatch/cloud-tasks-dispatcher";
 import { acquireLease, releaseLease } from "../core/processing/lease";
 import { startCloudTasksFake } from "./support/cloud-tasks-fake";
@@ -127,7 +128,7 @@ describe("task queue configuration", () => {
     [{ SVC_TASKS_QUEUE: "q", SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio", SVC_TASKS_PROJECT: "p" }],
   ])("a partial set is a misconfiguration, logged at error level, and task dispatch is off: %j", (env) => {
     const { lines, log } = errors();
-    expect(parseProcessingConfig(env, log).tasks).toBeUndefined();
+    expect(parseProcessingConfig(readVariables(env, () => undefined), log).tasks).toBeUndefined();
     expect(lines.join()).toMatch(/SVC_TASKS_LOCATION, SVC_TASKS_QUEUE and SVC_TASKS_WORKER_URL/);
   });
 

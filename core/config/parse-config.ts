@@ -87,7 +87,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
   };
 
   const tenants = parseTenants(env, log);
-  const processing = parseProcessingConfig(env, log);
+  const processing = parseProcessingConfig(read, log);
   const rendition = parseRenditionTarget(read, systemAuthToken, fail, log);
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -73,11 +73,15 @@ export const parseProviderValue = (value: string): ProviderValue | undefined => 
   return model ? { provider, model } : { provider };
 };
 
-export function parseProcessingConfig(env: NodeJS.ProcessEnv, log: AppListLog & { warn(msg: string, ...extra: Record<string, unknown>[]): void }): ProcessingConfig {
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
+/** A variable's value as the table's reader (`readVariables`) gives it. */
+type ReadVariable = (name: string) => string | undefined;
+
+/**
+ * `read` is the variable table's reader (`readVariables`), as for every other variable: each name read is a row, and
+ * unset, empty and whitespace-only values read alike. Misconfigured processing settings are logged and dropped here
+ * rather than refused at startup: the rest of the service runs without them.
+ */
+export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { warn(msg: string, ...extra: Record<string, unknown>[]): void }): ProcessingConfig {
   const flag = (name: string): boolean => {
     const value = read(name);
     if (value === undefined || value === "false") return false;
@@ -101,14 +105,14 @@ export function parseProcessingConfig(env: NodeJS.ProcessEnv, log: AppListLog & 
   const tenantPins = {} as Record<Stage, Map<string, ProviderValue>>;
   for (const stage of stages) {
     const name = processingVariables.pins[stage];
-    const list = parseAppList(name, env[name], (v) => (parseProviderValue(v) ? undefined : "not provider or provider:model"), log);
+    const list = parseAppList(name, read(name), (v) => (parseProviderValue(v) ? undefined : "not provider or provider:model"), log);
     tenantPins[stage] = new Map([...list].map(([appId, v]) => {
       const value = parseProviderValue(v)!;
       if (value.model && stage !== "transcribe") log.warn(`${name}: tenant "${appId}" pins a model, but ${stage} has no models; ignored`, { variable: name, appId });
       return [appId, value];
     }));
   }
-  const tenantSttModels = parseAppList("SVC_APP_STT_MODELS", env.SVC_APP_STT_MODELS, () => undefined, log);
+  const tenantSttModels = parseAppList("SVC_APP_STT_MODELS", read("SVC_APP_STT_MODELS"), () => undefined, log);
 
   return {
     stub: flag("SVC_PROCESSING_STUB"),
@@ -124,7 +128,7 @@ export function parseProcessingConfig(env: NodeJS.ProcessEnv, log: AppListLog & 
     ...optional("queueUrl", read("PROCESSING_QUEUE_URL")),
     ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),
     ...optional("tasks", parseTaskQueue(read, log)),
-    webhooks: parseWebhooks(env, log),
+    webhooks: parseWebhooks(read, log),
   };
 }
 
@@ -180,9 +184,9 @@ export const webhookUrlProblem = (value: string): string | undefined => {
   return "must be https unless the host is loopback";
 };
 
-function parseWebhooks(env: NodeJS.ProcessEnv, log: AppListLog): Map<string, WebhookTarget> {
-  const urls = parseAppList("SVC_APP_WEBHOOK_URLS", env.SVC_APP_WEBHOOK_URLS, webhookUrlProblem, log);
-  const secrets = parseAppList("SVC_APP_WEBHOOK_SECRETS", env.SVC_APP_WEBHOOK_SECRETS, shortSecret("secret"), log);
+function parseWebhooks(read: ReadVariable, log: AppListLog): Map<string, WebhookTarget> {
+  const urls = parseAppList("SVC_APP_WEBHOOK_URLS", read("SVC_APP_WEBHOOK_URLS"), webhookUrlProblem, log);
+  const secrets = parseAppList("SVC_APP_WEBHOOK_SECRETS", read("SVC_APP_WEBHOOK_SECRETS"), shortSecret("secret"), log);
   const targets = new Map<string, WebhookTarget>();
   for (const appId of new Set([...urls.keys(), ...secrets.keys()])) {
     const url = urls.get(appId);

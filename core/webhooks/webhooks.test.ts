@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseProcessingConfig } from "../config/processing-config";
+import { readVariables } from "../config/read-variables";
 import { backends } from "../../test/support/databases";
 import { startEnrichmentHarness, webhookSecret, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import { startWebhookReceiver, type ReceivedWebhook } from "../../test/support/webhook-receiver";
@@ -145,7 +146,7 @@ describe("webhook delivery to a receiver on loopback (CONTRACT.md section 5)", (
 describe("webhook configuration: a tenant misconfigured in each way is logged at error level and sent nothing", () => {
   const parse = (env: Record<string, string>) => {
     const log = recordingLog();
-    return { webhooks: parseProcessingConfig(env, log).webhooks, errors: log.lines.filter((l) => l.level === "error") };
+    return { webhooks: parseProcessingConfig(readVariables(env, () => undefined), log).webhooks, errors: log.lines.filter((l) => l.level === "error") };
   };
   const good = `alpha:${"s".repeat(32)}`;
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { parseProcessingConfig, processingVariables } from "./processing-config";
+import { readVariables } from "./read-variables";
+import { configVariables } from "./variables";
+
+const quiet = { error: () => {}, warn: () => {} };
+
+describe("processing variables", () => {
+  it("are read through the variable table's reader, like every other variable: each name read is a row", () => {
+    const env = {
+      SVC_PROCESSING_STUB: "false",
+      SVC_TRANSCRIBER: "elevenlabs:scribe_v1",
+      SVC_APP_DENOISERS: "alpha:rnnoise",
+      SVC_APP_WEBHOOK_URLS: "alpha:https://hooks.example.com/x",
+      SVC_APP_WEBHOOK_SECRETS: `alpha:${"s".repeat(32)}`,
+      SVC_TASKS_LOCATION: "europe-west1",
+    };
+    const table = readVariables(env, () => undefined);
+    const read: string[] = [];
+    const config = parseProcessingConfig((name) => (read.push(name), table(name)), quiet);
+    const rows = new Set(configVariables.map((row) => row.name));
+    expect(read.filter((name) => !rows.has(name))).toEqual([]);
+    const expected = [
+      ...Object.values(processingVariables.defaults),
+      ...Object.values(processingVariables.pins),
+      "SVC_PROCESSING_STUB",
+      "SVC_PROCESSING_INLINE",
+      "SVC_APP_STT_MODELS",
+      "SVC_APP_WEBHOOK_URLS",
+      "SVC_APP_WEBHOOK_SECRETS",
+      "SVC_TASKS_LOCATION",
+      "PROCESSING_QUEUE_URL",
+      "ELEVENLABS_API_KEY",
+    ];
+    expect(read).toEqual(expect.arrayContaining(expected));
+    // The values come through the reader: what the table read is what the configuration holds.
+    expect(config.defaults.transcribe).toEqual({ provider: "elevenlabs", model: "scribe_v1" });
+    expect(config.tenantPins.denoise.get("alpha")).toEqual({ provider: "rnnoise" });
+    expect(config.webhooks.get("alpha")?.url).toBe("https://hooks.example.com/x");
+  });
+
+  it("whitespace-only values are unset, as for every row", () => {
+    const config = parseProcessingConfig(readVariables({ SVC_TRANSCRIBER: "   ", SVC_APP_WEBHOOK_URLS: " \t " }, () => undefined), quiet);
+    expect(config.defaults.transcribe).toBeUndefined();
+    expect(config.webhooks.size).toBe(0);
+  });
+});
