@@ -36,14 +36,15 @@ const chunksOf = (bytes: Buffer, size: number) =>
   Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
 
 describe("filesystem blob store durability", () => {
-  it("a staged write finishes only once its bytes are fsynced, and a large one is flushed every few MiB while it arrives", async () => {
+  it("a staged write finishes only once its bytes are fsynced, and a large one is flushed in the background while it arrives", async () => {
     const store = createFsBlobStore(dir);
     const bytes = Buffer.alloc(10 * 1024 * 1024, 7);
     const staged = await store.stage();
     await pipeline(chunksOf(bytes, 64 * 1024), staged.stream);
     events.push("finished");
-    // Background flushes during the write, so the last fsync only has the tail left to write out.
-    expect(events.filter((event) => event === "datasync").length).toBeGreaterThanOrEqual(2);
+    // Background flushes during the write (one at a time, so how many depends on the disk), so the last fsync only
+    // has the tail left to write out.
+    expect(events.filter((event) => event === "datasync").length).toBeGreaterThanOrEqual(1);
     expect(events.at(-2)).toBe("sync");
     await staged.commit("blobs/app/big");
     expect((await readFile(join(dir, "blobs", "app", "big"))).equals(bytes)).toBe(true);

@@ -34,6 +34,7 @@ function fileWriter(opened: FileHandle): Writable {
   let batched = 0;
   let unflushed = 0;
   let flushing: Promise<void> = Promise.resolve();
+  let flushBusy = false;
   let flushFailed: unknown;
 
   const writeBatch = (callback: (error?: Error | null) => void) => {
@@ -47,9 +48,14 @@ function fileWriter(opened: FileHandle): Writable {
       if (bytesWritten !== expected) return callback(new Error(`short write: ${bytesWritten} of ${expected} bytes`));
       unflushed += bytesWritten;
       const flushed = handle;
-      if (flushed && unflushed >= flushEveryBytes) {
+      // One flush at a time: on a busy disk queued flushes would each wait for a journal commit, falling behind.
+      if (flushed && unflushed >= flushEveryBytes && !flushBusy) {
         unflushed = 0;
-        flushing = flushing.then(() => flushed.datasync()).catch((error: unknown) => void (flushFailed ??= error));
+        flushBusy = true;
+        flushing = flushed
+          .datasync()
+          .catch((error: unknown) => void (flushFailed ??= error))
+          .finally(() => (flushBusy = false));
       }
       callback(flushFailed as Error | undefined);
     }, callback);
