@@ -58,3 +58,20 @@ describe("PGlite data directory", () => {
     }
   });
 });
+
+describe("PGlite runs statements with parameters as named prepared statements", () => {
+  it("prepares a text once and reuses it; statements without parameters are not prepared", async () => {
+    const db = await openPglite("memory");
+    try {
+      const prepared = () => db.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name");
+      expect(await db.query("SELECT $1::int + 1 AS n", [1])).toEqual([{ n: 2 }]);
+      expect(await db.query("SELECT $1::int + 1 AS n", [41])).toEqual([{ n: 42 }]);
+      expect(await db.query("SELECT $1::text AS t, $2::json AS j", ["x", '{"a":1}'])).toEqual([{ t: "x", j: { a: 1 } }]);
+      expect((await prepared()).map((p) => p.name)).toEqual(["svc_pglite_0", "svc_pglite_1"]);
+      await expect(db.query("SELECT $1::int / 0 AS n", [1])).rejects.toMatchObject({ code: "22012" });
+      expect(await db.query("SELECT $1::int + 1 AS n", [1])).toEqual([{ n: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { PGlite, types, type ParserOptions } from "@electric-sql/pglite";
 import { transactionSql } from "./nested-transaction";
 import { ensurePgliteDataDir, pgliteSettings } from "./pglite-data-dir";
 import { parseTimestamp } from "./parse-timestamp";
+import { preparedStatements } from "./pglite-prepared";
 import type { SqlBackend, SqlValue } from "./port";
 
 // Normalised like every adapter: int8 and numeric as numbers, timestamps as UTC Dates, dates as 'YYYY-MM-DD'.
@@ -35,6 +36,7 @@ export const openPglite = async (dir: string | "memory", options: { loadDataDir?
     parsers,
   });
 
+  const prepared = preparedStatements(db);
   const run = async <Row>(on: Pick<PGlite, "query">, text: string, params?: readonly SqlValue[]) =>
     (await on.query<Row>(text, params ? [...params] : undefined)).rows;
 
@@ -47,7 +49,7 @@ export const openPglite = async (dir: string | "memory", options: { loadDataDir?
       if (store?.db === db && store.open) {
         throw new Error("SQL issued outside its transaction from inside it: use the transaction's `tx`");
       }
-      return run<Row>(db, text, params);
+      return (params?.length ? prepared<Row>(text, params) : undefined) ?? run<Row>(db, text, params);
     },
     // PGlite's transaction() holds its own mutex, so concurrent transactions queue rather than interleave.
     transaction(fn) {
