@@ -17,8 +17,13 @@ export function createRawCidHasher(): RawCidHasher {
   const hash = createHash("sha256");
   return {
     update: (chunk) => void hash.update(chunk),
-    cid: () => CID.createV1(rawCodec, Digest.create(sha256Code, hash.digest())).toString(),
+    cid: () => rawCidOfDigest(hash.digest()),
   };
+}
+
+/** The CID of bytes whose SHA-256 was computed elsewhere (the upload hash worker). */
+export function rawCidOfDigest(sha256: Uint8Array): string {
+  return CID.createV1(rawCodec, Digest.create(sha256Code, sha256)).toString();
 }
 
 export function rawCid(bytes: Uint8Array): string {
