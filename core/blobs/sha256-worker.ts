@@ -52,7 +52,9 @@ const workerFault = (why: string) => new DomainError("INTERNAL", `upload hashing
 
 function currentWorker(): Worker {
   if (worker) return worker;
-  const started = new Worker(workerSource, { eval: true });
+  // execArgv: [] keeps the parent's loaders (`--import tsx`) out: they would make the source an ES module and
+  // slow the worker's start for nothing.
+  const started = new Worker(workerSource, { eval: true, execArgv: [] });
   // The worker never keeps the process alive: `npm start` exits when the server closes.
   started.unref();
   const die = (why: string) => {
@@ -79,7 +81,15 @@ function currentWorker(): Worker {
 const ask = (op: string, id: number) =>
   new Promise<{ digest?: Uint8Array; count?: number }>((resolve, reject) => {
     const target = currentWorker();
-    pending.set(id, { resolve, reject });
+    // Held while an answer is awaited, so a digest is never lost to the process exiting; unref'd again once idle.
+    if (pending.size === 0) target.ref();
+    const settle = () => {
+      if (pending.size === 0) target.unref();
+    };
+    pending.set(id, {
+      resolve: (value) => (resolve(value), settle()),
+      reject: (error) => (reject(error), settle()),
+    });
     target.postMessage({ op, id });
   });
 
