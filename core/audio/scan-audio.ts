@@ -9,7 +9,7 @@ import { DomainError } from "../domain-error";
 import { type AcceptedMimeType, acceptedAudioTypes, isAcceptedMimeType, maxUploadBytes } from "../records/accepted-types";
 import { audioMeterFor } from "./duration/audio-meter-for";
 import { rawCidOfDigest } from "../blobs/raw-cid";
-import { createWorkerHash } from "../blobs/sha256-worker";
+import { createUploadHasher } from "../blobs/upload-hasher";
 import { assertAudioFamily, sniffWindowBytes } from "./sniff-audio";
 import { fileTooLarge } from "./file-too-large";
 
@@ -34,9 +34,6 @@ export interface ScanAudioOptions {
  */
 const maxMsPerByte = (8 * 1000) / 500;
 
-/** Bytes gathered before they are posted to the hash worker, as the filesystem store gathers its writes. */
-const hashBatchBytes = 1024 * 1024;
-
 export function assertAcceptedMimeType(mimeType: string): asserts mimeType is AcceptedMimeType {
   if (!isAcceptedMimeType(mimeType)) {
     throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `unsupported media type ${JSON.stringify(mimeType)}: send one of the accepted audio types exactly`);
@@ -54,15 +51,7 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
     source.destroy();
     throw error;
   }
-  const hasher = createWorkerHash();
-  // Chunks go to the hash worker in batches: a message per 64 KiB socket read would cost more than it saves.
-  let toHash: Buffer[] = [];
-  let toHashBytes = 0;
-  const sendToHash = () => {
-    hasher.update(toHash);
-    toHash = [];
-    toHashBytes = 0;
-  };
+  const hasher = createUploadHasher();
   const meter = audioMeterFor(acceptedAudioTypes[mimeType]);
   let count = 0;
   let head: Buffer[] | undefined = [];
@@ -81,9 +70,7 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
         callback(fileTooLarge(maxBytes));
         return;
       }
-      toHash.push(chunk);
-      toHashBytes += chunk.length;
-      if (toHashBytes >= hashBatchBytes) sendToHash();
+      hasher.update(chunk);
       meter.push(chunk);
       if (!head) return callback(null, chunk);
       head.push(chunk);
@@ -101,7 +88,6 @@ export async function scanAudio({ source, mimeType, sink, maxBytes = maxUploadBy
   let sha256;
   try {
     await pipeline(source, pass, sink ?? discard);
-    sendToHash();
     sha256 = await hasher.digest();
   } finally {
     // A failed or aborted upload leaves no hash behind in the worker.

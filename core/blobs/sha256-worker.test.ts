@@ -77,6 +77,14 @@ describe("the upload hash worker", () => {
     expect(scan.cid).toBe(rawCid(wav));
   });
 
+  it("uploads under 2 MiB are hashed on the main thread, never waiting on the worker", async () => {
+    const wav = pcmWav(2 * 1024 * 1024 - 2);
+    // Were this upload sent to the worker, the crash would fail it.
+    crashHashWorker();
+    const scan = await scanAudio({ source: streamOf(wav), mimeType: "audio/wav" });
+    expect(scan.cid).toBe(rawCid(wav));
+  });
+
   it("the hash worker does not keep the process from exiting", () => {
     const script = `
       import { createWorkerHash } from ${JSON.stringify(join(import.meta.dirname, "sha256-worker.ts"))};

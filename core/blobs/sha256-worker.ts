@@ -102,7 +102,6 @@ export function createWorkerHash(): WorkerHash {
   return {
     update(chunks) {
       if (failed || done) return;
-      if (process.env.HASH_POST === "clone") return void target.postMessage({ op: "update", id, chunks });
       // One copy into a buffer of our own, which is then moved, not cloned: the caller's chunks may still be on
       // their way to disk and must stay untouched, and a clone would copy each chunk's whole backing buffer.
       let size = 0;
