@@ -1,7 +1,7 @@
 /**
  * SHA-256 of uploads computed off the main thread: one long-lived worker owns a hash per upload, fed the upload's
  * bytes in ~1 MiB batches, and answers the digest at the end. The main thread then only copies the bytes once
- * (structured clone) instead of hashing them, which leaves it free for the socket, the multipart parser and the disk.
+ * (into a buffer it then transfers) instead of hashing them, which leaves it free for the socket, the multipart parser and the disk.
  */
 import { Worker } from "node:worker_threads";
 import { DomainError } from "../domain-error";
