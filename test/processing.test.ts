@@ -6,6 +6,8 @@ import { startTestService, type TestService } from "./support/test-service";
 import { startWebhookReceiver } from "./support/webhook-receiver";
 import { webhookSecret } from "./support/enrichment-harness";
 import { verifyWebhook } from "../core/webhooks/verify-webhook";
+import { stubWaveform } from "../core/providers/stub-providers";
+import type { Waveform } from "../core/providers/provider-port";
 
 const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
 const patch = (svc: TestService, postId: string, actor: string | undefined, json: unknown, headers?: Record<string, string>) =>
@@ -45,6 +47,31 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       expect(view.embed.transcript.text).toMatch(/\S/);
       expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8 });
       expect(view.embed.waveform.data).toHaveLength(view.embed.waveform.length * 2);
+    });
+
+    // The Data API refuses a row over 64 KB and a result over 1 MiB (the emulator enforces both, as AWS does).
+    it.each([
+      ["a waveform past the Data API's 64 KB row limit (10 minutes) is read whole, in parts", 10],
+      ["a waveform past the inline budget (an hour) is read whole, in follow-up statements under the 1 MiB cap", 60],
+    ] as const)("%s", async (_rule, minutes) => {
+      const blob = await seedAudio(svc.deps, "alpha", undefined, minutes * 60_000);
+      const created = await svc.post("/api/v1/posts", { actor: "pr-long", json: audioPost(blob, { transcribe: true, waveform: true }) });
+      expect(created.status, created.body.toString()).toBe(201);
+      const postId = created.json.data.postId as string;
+      // As JSON carries it (the stub's -0 peaks read back as 0).
+      const expected: Waveform = JSON.parse(JSON.stringify(stubWaveform({ appId: "alpha", cid: blob.ref.$link, mimeType: blob.mimeType, size: blob.size, durationMs: minutes * 60_000 })));
+      expect(JSON.stringify(expected).length).toBeGreaterThan(minutes === 10 ? 64 * 1024 : 256 * 1024);
+
+      const view = await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-long" });
+      expect(view.status, view.body.toString()).toBe(200);
+      expect(view.json.data.embed.waveform, JSON.stringify(view.json.data.processing)).toEqual(expected);
+      expect(view.json.data.embed.transcript.text).toMatch(/^Stub transcript/);
+      expect(view.json.data.record.text).toBe("with audio");
+
+      const list = await svc.get(`/api/v1/posts?limit=100`, { actor: "pr-long" });
+      expect(list.status, list.body.toString()).toBe(200);
+      const listed = (list.json.data.items as { uri: string; embed: { waveform: unknown } }[]).find((item) => item.uri.endsWith(postId));
+      expect(listed?.embed.waveform).toEqual(expected);
     });
 
     it("processing is absent from the view when no stage was ever requested", async () => {

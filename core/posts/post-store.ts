@@ -1,14 +1,20 @@
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
-import { blobJoin, postColumns, toPostRow, type PostRow } from "./post-row";
+import { inlinedBytes, partOrder } from "./artifact-parts";
+import { blobJoin, postColumns, postRows, readPostRows, type PostRow } from "./post-row";
 
-/** One post of a tenant, or null (another tenant's post is unknown too). One statement. */
+/**
+ * One post of a tenant, or null (another tenant's post is unknown too). One statement, and more only for artifacts
+ * too large to travel with it (artifact-parts.ts).
+ */
 export const findPost = async (sql: Sql, appId: string, rkey: string): Promise<PostRow | null> => {
   const rows = await sql.query(
-    `SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2`,
+    `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
+     ${postRows("post")} ORDER BY ${partOrder}`,
     [appId, rkey],
   );
-  return rows[0] ? toPostRow(rows[0]) : null;
+  const [post] = await readPostRows(sql, appId, rows);
+  return post ?? null;
 };
 
 export type PostList =
@@ -17,12 +23,12 @@ export type PostList =
   | { kind: "replies"; parentUri: string; parentRkey: string };
 
 /**
- * The Data API refuses a response over 1 MiB, and it sends JSON text as escaped strings inside its own JSON, so a
- * page holds at most this many bytes of stored text (records, transcripts, waveforms, plus a margin per row for the
- * other columns): half the cap, leaving room for the encoding.
+ * The Data API refuses a response over 1 MiB, and it sends JSON text as escaped strings and bytes as base64 inside
+ * its own JSON, so a page holds at most this many bytes of stored text (records and the artifacts that travel with
+ * their posts, plus a margin per post for the other columns): half the cap, leaving room for the encoding.
  */
 export const pageByteBudget = 512 * 1024;
-const rowBytes = `(octet_length(p.record::text) + coalesce(octet_length(t.record::text), 0) + coalesce(octet_length(e.waveform::text), 0) + 1024)`;
+const rowBytes = (x: string) => `(octet_length(${x}.record::text) + ${inlinedBytes(x)} + 1024)`;
 
 export interface Page {
   items: PostRow[];
@@ -62,25 +68,28 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
   // The page stops early once its rows pass pageByteBudget (the first row always comes), so the answer stays under
   // the Data API's 1 MiB response cap; nextCursor continues from the last row returned.
   const rows = await sql.query(
-    `WITH page AS (
-       SELECT ${postColumns}, ${rowBytes} AS row_bytes FROM posts p ${blobJoin}
+    `WITH page AS MATERIALIZED (
+       SELECT ${postColumns} FROM posts p ${blobJoin}
         WHERE ${where} AND (${c}::text IS NULL OR p.rkey ${after} ${c}::text)
         ORDER BY p.rkey ${order} LIMIT ${p.add(limit + 1)}::int
      ), sized AS (
-       SELECT page.*, row_number() OVER w AS n, sum(page.row_bytes) OVER w AS bytes_through
+       SELECT page.rkey, row_number() OVER w AS n, sum(${rowBytes("page")}) OVER w AS bytes_through
          FROM page WINDOW w AS (ORDER BY page.rkey ${order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+     ), kept AS MATERIALIZED (
+       SELECT page.* FROM page JOIN sized USING (rkey) WHERE sized.n = 1 OR sized.bytes_through <= ${p.add(pageByteBudget)}::bigint
      )
-     SELECT sized.*, (SELECT count(*) FROM page)::int AS fetched,
+     SELECT kept_rows.*, (SELECT count(*) FROM page)::int AS fetched,
             (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
             ${anchor} AS anchor_found
-       FROM (SELECT 1) AS one LEFT JOIN sized ON sized.n = 1 OR sized.bytes_through <= ${p.add(pageByteBudget)}::bigint
-      ORDER BY sized.rkey ${order}`,
+       FROM (SELECT 1) AS one LEFT JOIN (${postRows("kept")}) AS kept_rows ON true
+      ORDER BY kept_rows.rkey ${order}, kept_rows.part_of NULLS FIRST, kept_rows.part_no`,
     p.values,
   );
   const first = rows[0] ?? {};
-  const items = rows.filter((r) => r.rkey !== null && r.rkey !== undefined).map(toPostRow);
-  const more = items.length > limit || Number(first.fetched ?? 0) > items.length;
-  if (items.length > limit) items.length = limit;
+  const postRowsRead = rows.filter((r) => r.rkey !== null && r.rkey !== undefined);
+  const kept = postRowsRead.filter((r) => Number(r.part_no) === 0).length;
+  const items = await readPostRows(sql, appId, postRowsRead, limit);
+  const more = kept > limit || Number(first.fetched ?? 0) > kept;
   return {
     items,
     nextCursor: more ? items[items.length - 1]!.rkey : null,

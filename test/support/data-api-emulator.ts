@@ -13,7 +13,8 @@ import { parseTimestamp } from "../../core/sql/parse-timestamp";
  * data-api-local 1.0.0-alpha.2 ships pg 7, which never finishes connecting on Node >= 14, so its `require("pg")` is
  * pointed at the project's pg 8 through a thin client that also corrects where the emulator departs from AWS:
  * bigint longValues, base64 blobValues both ways, JSON text, millisecond timestamps, and `;` inside function bodies.
- * What it still lacks (DatabaseResumingException, size limits, SQLSTATE) is covered by stub-client tests.
+ * It also refuses what AWS refuses and the emulator would answer (a row over 64 KB, more than 1 MiB of rows in one
+ * result) and takes what AWS takes and the emulator would refuse (a request up to 4 MiB, not 100 KB). What it still lacks (DatabaseResumingException, SQLSTATE) is covered by stub-client tests.
  */
 export interface DataApiEmulator {
   endpoint: string;
@@ -122,6 +123,14 @@ const loadEmulator = (): EmulatorServerClass => {
     transform[PATCHED] = true;
   }
 
+  // AWS takes requests up to 4 MiB (a long waveform is written as one parameter); body-parser's default is 100 KB.
+  const bodyParser = emulatorRequire("body-parser") as { json: (options?: object) => unknown; [PATCHED]?: true };
+  if (!bodyParser[PATCHED]) {
+    const json = bodyParser.json;
+    Object.defineProperty(bodyParser, "json", { value: (options?: object) => json({ limit: "4mb", ...options }) });
+    bodyParser[PATCHED] = true;
+  }
+
   emulator = (emulatorRequire("./Server") as { Server: EmulatorServerClass }).Server;
   return emulator;
 };
@@ -142,6 +151,30 @@ const emulatorTypes = {
     (format ?? "text") === "text" && emulatorParsers[oid] ? emulatorParsers[oid] : pg.types.getTypeParser(oid, format),
 } as unknown as pg.CustomTypesConfig;
 
+/** The Data API's limits on what the database returns: 64 KB a row, 1 MiB a result (data-api.limitations). */
+export const dataApiRowLimit = 64 * 1024;
+export const dataApiResultLimit = 1024 * 1024;
+
+/** A value's size as the database returns it (bytea arrives here as base64 and is counted as its bytes). */
+const valueBytes = (value: unknown, dataTypeID: number): number => {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === "string") return dataTypeID === builtins.BYTEA ? Math.floor((value.length * 3) / 4) : Buffer.byteLength(value);
+  if (typeof value === "number" || typeof value === "boolean") return 8;
+  return Buffer.byteLength(JSON.stringify(value));
+};
+
+/** Throws as the Data API answers a result past its limits (the emulator turns it into a 400 with this message). */
+const enforceDataApiLimits = (result: pg.QueryResult<unknown[]>) => {
+  let total = 0;
+  for (const row of result.rows ?? []) {
+    if (!Array.isArray(row)) continue;
+    const bytes = row.reduce<number>((sum, value, i) => sum + valueBytes(value, result.fields[i]?.dataTypeID ?? 0), 0);
+    if (bytes > dataApiRowLimit) throw new Error(`Packet for query is too large: a row of ${bytes} bytes (64 KB per row)`);
+    total += bytes;
+  }
+  if (total > dataApiResultLimit) throw new Error(`Database returned more than the allowed response size limit (${total} bytes)`);
+};
+
 class EmulatorPgClient extends pg.Client {
   constructor(config: pg.ClientConfig) {
     super({ ...config, types: emulatorTypes });
@@ -160,6 +193,8 @@ class EmulatorPgClient extends pg.Client {
         values: values?.map((v, i) => (blobs.has(i) && typeof v === "string" ? Buffer.from(v, "base64") : v)),
       };
     }
-    return (super.query as (...a: unknown[]) => never)(...args);
+    const answer = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (answer instanceof Promise) return answer.then((result: pg.QueryResult<unknown[]>) => (enforceDataApiLimits(result), result)) as never;
+    return answer as never;
   }
 }
