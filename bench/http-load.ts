@@ -7,7 +7,9 @@
  * SQL statements per request come from the server's own log line (`sqlStatements`); memory is the server's peak
  * RSS (VmHWM) and, while it starts, that of its whole process tree (the server and any process it spawns, such as
  * a one-time initdb), sampled with each `/health` poll; start time is spawn to the first healthy `/health`. CPU ms/req is the server process's own CPU time
- * per request (not the database's, on Postgres): on a shared machine it moves less than req/s does.
+ * per request (not the database's, on Postgres): on a shared machine it moves less than req/s does. Upload lines
+ * also split it into user and system (kernel: loopback TCP, page-cache writes, fsync) time, next to the CPU this
+ * client process spent per request on the same cores.
  *
  *   npm run bench                       # unit benches, then this
  *   npx tsx bench/http-load.ts          # this alone; BENCH_SECONDS=5 for longer runs
@@ -54,9 +56,15 @@ interface Server {
   /** sqlStatements per invocation name, from the log lines since the last `takeStatements`. */
   takeStatements(): Map<string, number[]>;
   peakRssMb(): Promise<number>;
-  /** CPU time the server process has used so far, in ms (user + system). */
-  cpuMs(): Promise<number>;
+  /** CPU time the server process has used so far, in ms: user, system (kernel) and their sum. */
+  cpuMs(): Promise<CpuMs>;
   stop(): Promise<void>;
+}
+
+interface CpuMs {
+  user: number;
+  system: number;
+  total: number;
 }
 
 interface TreeMemory {
@@ -158,7 +166,9 @@ async function startServer(databaseUrl: string, blobDir: string): Promise<Server
       const stat = await readFile(`/proc/${child.pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 10 ms.
-      return (Number(fields[11]) + Number(fields[12])) * 10;
+      const user = Number(fields[11]) * 10;
+      const system = Number(fields[12]) * 10;
+      return { user, system, total: user + system };
     },
     async stop() {
       child.kill("SIGINT");
@@ -198,6 +208,8 @@ interface Result {
   p99: number;
   sql: string;
   cpuPerRequest: number;
+  /** The server's CPU per request split into user and system (kernel) time, and this process's (the client's). */
+  cpuSplit: { user: number; system: number; client: number };
   extra?: string;
 }
 
@@ -220,6 +232,7 @@ async function load(
   await Promise.all(Array.from({ length: concurrency }, async (_, w) => void (await request({ port: server.port, ...make(w) }))));
   server.takeStatements();
   const cpuBefore = await server.cpuMs();
+  const clientBefore = process.cpuUsage();
   const latencies: number[] = [];
   const started = performance.now();
   const deadline = started + runSeconds * 1000;
@@ -235,12 +248,21 @@ async function load(
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const cpu = (await server.cpuMs()) - cpuBefore;
+  const client = process.cpuUsage(clientBefore);
+  const cpuAfter = await server.cpuMs();
+  const cpu = cpuAfter.total - cpuBefore.total;
   if (failure) throw new Error(failure);
   latencies.sort((a, b) => a - b);
   const counts = [...server.takeStatements().values()].flat();
   const sql = counts.length ? (counts.reduce((a, b) => a + b, 0) / counts.length).toFixed(2) : "?";
-  return { name, requests: latencies.length, perSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), sql, cpuPerRequest: cpu / latencies.length };
+  return { name, requests: latencies.length, perSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), sql,
+    cpuPerRequest: cpu / latencies.length,
+    cpuSplit: {
+      user: (cpuAfter.user - cpuBefore.user) / latencies.length,
+      system: (cpuAfter.system - cpuBefore.system) / latencies.length,
+      client: (client.user + client.system) / 1000 / latencies.length,
+    },
+  };
 }
 
 const authed = (extra: Record<string, string> = {}) => {
@@ -319,7 +341,10 @@ async function uploads(server: Server, sizes: [string, number][]): Promise<(Resu
     if (!result) continue;
     const mibps = (result.perSecond * size) / (1024 * 1024);
     const sha = sha256MiBps(bytes);
-    result.extra = `${mibps.toFixed(0)} MiB/s; SHA-256 ${sha.toFixed(0)} MiB/s (${((100 * mibps) / sha).toFixed(0)}%)`;
+    const { user, system, client } = result.cpuSplit;
+    result.extra =
+      `${mibps.toFixed(0)} MiB/s; SHA-256 ${sha.toFixed(0)} MiB/s (${((100 * mibps) / sha).toFixed(0)}%); ` +
+      `server CPU ${user.toFixed(0)} user + ${system.toFixed(0)} sys, client ${client.toFixed(0)} ms/req`;
     results.push(result);
   }
   return results;
