@@ -113,11 +113,15 @@ function fileWriter(opened: FileHandle): Writable {
  */
 const directAlign = 4096;
 const slotBytes = batchBytes;
-/** Slots are carved from WebAssembly memories, the one page-aligned allocation JavaScript can ask for. */
-const arenaSlots = 8;
+/**
+ * Slots are carved from WebAssembly memories, the one page-aligned allocation JavaScript can ask for. Each one
+ * reserves ~10 GiB of address space (V8's guard regions; it allows about a hundred), so arenas are large and few:
+ * 64 slots each, taken last-in first-out, so only as many pages are touched as the busiest moment needed.
+ */
+const arenaSlots = 64;
 const freeSlots: Buffer[] = [];
 
-/** A page-aligned 1 MiB buffer; arenas are kept once made, so this holds at most 2 MiB per upload at the busiest moment. */
+/** A page-aligned 1 MiB buffer; arenas are kept once made, and an upload holds at most two slots at a time. */
 function takeSlot(): Buffer {
   const slot = freeSlots.pop();
   if (slot) return slot;
