@@ -310,9 +310,11 @@ describe("workers", () => {
     expect(lambdaOf(fn).Properties.Layers?.length ?? 0).toBe(runsStages ? 1 : 0);
   });
 
-  it("run the stage pass with the queue, bucket, database and providers", () => {
+  it("run the stage pass with the bucket, database and providers, and send nothing to the queue", () => {
     const env = environmentOf(built.stage);
-    expect(Object.keys(env)).toEqual(expect.arrayContaining(["DATABASE_URL", "SVC_BLOB_BUCKET", "PROCESSING_QUEUE_URL", "SVC_RENDITION_SERVICE_URL"]));
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(["DATABASE_URL", "SVC_BLOB_BUCKET", "SVC_RENDITION_SERVICE_URL"]));
+    expect(env).not.toHaveProperty("PROCESSING_QUEUE_URL");
+    expect(actionsOf(built.stage)).not.toContain("sqs:SendMessage");
     expect(env.SVC_PLATFORM_TRANSCRIBER).toBe("aws-transcribe");
     expect(actionsOf(built.stage)).toEqual(expect.arrayContaining(["transcribe:StartTranscriptionJob", "transcribe:GetTranscriptionJob"]));
   });

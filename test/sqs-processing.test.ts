@@ -101,11 +101,11 @@ describe("the SQS stage function (Lambda, batch of 1)", () => {
     expect(retryVisibilitySeconds(10)).toBe(900);
   });
 
-  it("a job to retry shortens the message's visibility and throws, so the event source returns it soon", async () => {
+  it("a job to retry shortens the message's visibility on the queue it came from (its event source) and throws, so the event source returns it soon", async () => {
     const sent: unknown[] = [];
     const sqs = { send: async (command: unknown) => void sent.push(command) } as unknown as SQSClient;
     const pass = { sql: {}, log: { error() {}, warn() {}, info() {}, debug() {} } } as never;
-    const handler = stageHandler(async () => ({ pass, sqs, queueUrl: "https://sqs.us-east-1.amazonaws.com/1/q" }));
+    const handler = stageHandler(async () => ({ pass, sqs }));
     const event = (body: string, receiveCount: string): SQSEvent => ({
       Records: [
         {
@@ -116,15 +116,15 @@ describe("the SQS stage function (Lambda, batch of 1)", () => {
           messageAttributes: {},
           md5OfBody: "",
           eventSource: "aws:sqs",
-          eventSourceARN: "arn:aws:sqs:us-east-1:1:q",
-          awsRegion: "us-east-1",
+          eventSourceARN: "arn:aws:sqs:eu-west-1:123456789012:svc-processing",
+          awsRegion: "eu-west-1",
         },
       ],
     });
     // The pass's SQL is unusable, so the attempt fails and must be retried.
     await expect(handler(event(JSON.stringify({ appId: "alpha", postId: "3kabcdefghijk" }), "2"))).rejects.toThrow(/retried/);
     expect(sent).toHaveLength(1);
-    expect((sent[0] as { input: Record<string, unknown> }).input).toMatchObject({ QueueUrl: "https://sqs.us-east-1.amazonaws.com/1/q", ReceiptHandle: "r-1", VisibilityTimeout: 20 });
+    expect((sent[0] as { input: Record<string, unknown> }).input).toMatchObject({ QueueUrl: "https://sqs.eu-west-1.amazonaws.com/123456789012/svc-processing", ReceiptHandle: "r-1", VisibilityTimeout: 20 });
     // A body that is not a job can never succeed: it is dropped, not retried.
     await expect(handler(event("not json", "1"))).resolves.toBeUndefined();
   });

@@ -32,7 +32,9 @@ export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads">): V
 
 /** The functions that are not routes: the queue's stage function, the dead-letter consumer, the sweep, migrations. */
 export const jobScopes = {
-  stage: ["sql", "blobs", "dispatch", "providers", "webhooks", "stages"],
+  // The stage function dispatches nothing: a retry shortens the visibility of the message it received, on the
+  // queue the event names, which its event source already lets it do.
+  stage: ["sql", "blobs", "providers", "webhooks", "stages"],
   deadLetter: ["sql", "webhooks"],
   sweep: ["sql", "dispatch", "webhooks"],
   migrate: ["sql"],

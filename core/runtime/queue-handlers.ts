@@ -22,7 +22,7 @@ export const runStageMessage = (pass: PassDeps, body: string, receiveCount: numb
   });
 };
 
-/** `arn:aws:sqs:<region>:<account>:<name>` as a queue URL, when PROCESSING_QUEUE_URL is not set. */
+/** The queue a message came from (`arn:aws:sqs:<region>:<account>:<name>`), as its URL. */
 const queueUrlOf = (record: SQSRecord): string => {
   const [, , , region, account, name] = record.eventSourceARN.split(":");
   return `https://sqs.${region}.amazonaws.com/${account}/${name}`;
@@ -31,7 +31,6 @@ const queueUrlOf = (record: SQSRecord): string => {
 export interface StageHandlerPorts {
   pass: PassDeps;
   sqs: SQSClient;
-  queueUrl?: string;
 }
 
 /**
@@ -39,7 +38,7 @@ export interface StageHandlerPorts {
  * visibility is shortened, so the retry comes in seconds rather than after six function timeouts.
  */
 export const stageHandler = (ports: () => Promise<StageHandlerPorts>) => async (event: SQSEvent, context?: Pick<Context, "getRemainingTimeInMillis">) => {
-  const { pass, sqs, queueUrl } = await ports();
+  const { pass, sqs } = await ports();
   for (const record of event.Records) {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? 1);
     const deadline = context ? Date.now() + context.getRemainingTimeInMillis() : undefined;
@@ -49,7 +48,7 @@ export const stageHandler = (ports: () => Promise<StageHandlerPorts>) => async (
     });
     if (result === "retry") {
       await sqs
-        .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl ?? queueUrlOf(record), ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryVisibilitySeconds(receiveCount) }))
+        .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrlOf(record), ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryVisibilitySeconds(receiveCount) }))
         .catch((error: unknown) => pass.log.warn("visibility not shortened", { error: String(error) }));
       throw new Error(`processing job ${record.messageId} will be retried`);
     }
