@@ -261,15 +261,17 @@ export async function supportsDirectIo(directory: string): Promise<boolean> {
   if (constants.O_DIRECT === undefined) return false;
   const path = join(directory, `direct-probe-${randomUUID()}`);
   let handle: FileHandle | undefined;
-  const slot = takeSlot();
+  let slot: Buffer | undefined;
   try {
+    // An aligned buffer may be refused too (an address-space limit such as `ulimit -v`): then no direct I/O either.
+    slot = takeSlot();
     handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_DIRECT);
     const { bytesWritten } = await handle.write(slot, 0, directAlign, 0);
     return bytesWritten === directAlign;
   } catch {
     return false;
   } finally {
-    freeSlots.push(slot);
+    if (slot) freeSlots.push(slot);
     await handle?.close().catch(() => undefined);
     await rm(path, { force: true });
   }
