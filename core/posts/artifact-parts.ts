@@ -53,8 +53,8 @@ export const partRows = (x: string) => `CROSS JOIN LATERAL (
      WHERE ${inlinedBytes(x)} > 0
   ) part`;
 
-/** The order that keeps a post's part rows together, its own row first. */
-export const partOrder = "part.part_of NULLS FIRST, part.part_no";
+/** The order, within one post, of the rows `rows` (the `part` rows or a query over them): its own row first, then its parts. */
+export const partOrder = (rows: string) => `${rows}.part_of NULLS FIRST, ${rows}.part_no`;
 
 /** Collects one post's parts as rows arrive, and turns them back into the artifacts' values. */
 export class ArtifactParts {

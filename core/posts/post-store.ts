@@ -10,7 +10,7 @@ import { blobJoin, postColumns, postRows, readPostRows, type PostRow } from "./p
 export const findPost = async (sql: Sql, appId: string, rkey: string): Promise<PostRow | null> => {
   const rows = await sql.query(
     `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
-     ${postRows("post")} ORDER BY ${partOrder}`,
+     ${postRows("post")} ORDER BY ${partOrder("part")}`,
     [appId, rkey],
   );
   const [post] = await readPostRows(sql, appId, rows);
@@ -82,7 +82,7 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
             (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
             ${anchor} AS anchor_found
        FROM (SELECT 1) AS one LEFT JOIN (${postRows("kept")}) AS kept_rows ON true
-      ORDER BY kept_rows.rkey ${order}, kept_rows.part_of NULLS FIRST, kept_rows.part_no`,
+      ORDER BY kept_rows.rkey ${order}, ${partOrder("kept_rows")}`,
     p.values,
   );
   const first = rows[0] ?? {};
