@@ -27,8 +27,8 @@ const batchBytes = 1024 * 1024;
  * take it), that only finishes once the bytes are flushed to disk. Chunks are accepted at once until a batch is
  * full, which then goes down in one writev while the next one gathers (the stream's own buffer, one more batch,
  * bounds the memory). Every few MiB a datasync starts in the background while the upload is still arriving, so the
- * fsync that `final` waits for only has the last few MiB to flush rather than
- * the whole file (about 15 ms for 25 MiB on the development disk).
+ * fsync that `final` waits for only has the last few MiB to flush rather than the whole file (about 15 ms for
+ * 25 MiB on the development disk).
  */
 function fileWriter(opened: FileHandle): Writable {
   let handle: FileHandle | undefined = opened;
