@@ -72,8 +72,10 @@ export const startTestService = async (opts: {
   for (const t of Object.values(tenants)) dids.publish(t.appId, PDS_HOST);
   const nodid = tenant("nodid");
   const blobDir = await mkdtemp(path.join(tmpdir(), "svc-blobs-"));
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // The address is taken now and kept: the base URL is configuration, and a port merely probed free could be taken
+  // by another suite's server before this one listens (EADDRINUSE).
+  const listener = await listenOnFreePort();
+  const baseUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
   const env: Record<string, string> = {
     NODE_ENV: "test",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -99,12 +101,15 @@ export const startTestService = async (opts: {
   let send: (method: string, path: string, headers: Record<string, string>, body?: Buffer) => Promise<CallResult>;
   if (opts.driver === "node") {
     server = createNodeHost(impls, deps);
-    await new Promise<void>((resolve) => server!.listen(port, "127.0.0.1", resolve));
+    // The host takes over the listening socket (a handle passed to listen), so the address never goes free.
+    await new Promise<void>((resolve) => server!.listen(listener, resolve));
     send = async (method, path, headers, body) => {
       const res = await fetch(baseUrl + path, { method, headers, body: body ? new Uint8Array(body) : undefined, redirect: "manual" });
       return result(res.status, Object.fromEntries(res.headers), Buffer.from(await res.arrayBuffer()));
     };
   } else {
+    // Events need no socket: the base URL only names the service.
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
     const match = createRouteMatcher(impls.map((i) => i.route));
     const handlers = new Map<unknown, ApiGatewayHandler>(impls.map((impl) => [impl.route, lambdaHandler(impl, async () => deps)]));
     send = async (method, rawPath, headers, body) => {
@@ -165,12 +170,10 @@ const result = (status: number, headers: Record<string, string>, body: Buffer): 
 
 const randomIp = () => `10.${randomBytes(3).join(".")}`;
 
-const freePort = async (): Promise<number> => {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+const listenOnFreePort = async (): Promise<Server> => {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  return listener;
 };
 
 /** An API Gateway HTTP API (payload format 2.0) event, as the gateway builds it: binary bodies base64-encoded. */
