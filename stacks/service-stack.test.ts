@@ -284,6 +284,16 @@ describe("processing queue", () => {
     expect(byFunction(built.deadLetter)?.Properties.EventSourceArn).toEqual(queueArn(built.deadLetters.node.defaultChild as CfnElement));
   });
 
+  it("hides a message from every queue for at least as long as the function it feeds may run, as Lambda requires of an event source", () => {
+    const mappings = Object.values(resources).filter((r) => r.Type === "AWS::Lambda::EventSourceMapping");
+    expect(mappings.length).toBe(2);
+    for (const mapping of mappings) {
+      const queue = resources[mapping.Properties.EventSourceArn["Fn::GetAtt"][0]]!;
+      const fn = resources[mapping.Properties.FunctionName.Ref]!;
+      expect(queue.Properties.VisibilityTimeout ?? 30).toBeGreaterThanOrEqual(fn.Properties.Timeout);
+    }
+  });
+
   it("lets the stage function receive, and the create and PATCH routes only send", () => {
     expect(actionsOf(built.stage)).toEqual(expect.arrayContaining(["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"]));
     expect(actionsOf(built.deadLetter)).toEqual(expect.arrayContaining(["sqs:ReceiveMessage", "sqs:DeleteMessage"]));

@@ -29,6 +29,8 @@ export const stageTimeoutSeconds = 900;
 /** AWS's advice for SQS event sources: six times the function timeout, so a running pass is never redelivered. */
 export const processingVisibilitySeconds = 6 * stageTimeoutSeconds;
 export const processingMaxReceives = 3;
+/** The dead-letter consumer settles one job in a statement or two. */
+const deadLetterTimeoutSeconds = 60;
 export const stagingPrefix = "staging/";
 export const databaseName = "svc";
 
@@ -126,6 +128,8 @@ export function ServiceStack({ app, stack }: StackContext) {
 
   const deadLetters = new sqs.Queue(stack, "ProcessingDeadLetters", {
     retentionPeriod: Duration.days(14),
+    // Lambda refuses an event source whose visibility timeout is below the function's timeout (SQS's default is 30 s).
+    visibilityTimeout: Duration.seconds(6 * deadLetterTimeoutSeconds),
     encryption: sqs.QueueEncryption.SQS_MANAGED,
   });
   const queue = new Queue(stack, "Processing", {
@@ -205,7 +209,7 @@ export function ServiceStack({ app, stack }: StackContext) {
   const stage = new Function(stack, "Stage", { handler: "functions/process-queue.handler", timeout: stageTimeoutSeconds });
   queue.addConsumer(stack, { function: stage, cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } } });
 
-  const deadLetter = new Function(stack, "DeadLetter", { handler: "functions/dead-letter.handler", timeout: 60 });
+  const deadLetter = new Function(stack, "DeadLetter", { handler: "functions/dead-letter.handler", timeout: deadLetterTimeoutSeconds });
   deadLetter.addEventSource(new SqsEventSource(deadLetters, { batchSize: 1 }));
 
   const sweep = new Cron(stack, "Sweep", {
