@@ -1,5 +1,5 @@
 /**
- * Errors the domain throws: a code from the closed set of CONTRACT.md section 2, a message for the caller, and
+ * Errors the domain throws: a code from the closed set of docs/decisions.md#envelope-and-errors, a message for the caller, and
  * validation issues. No HTTP status: the HTTP edge maps codes to statuses (`core/http/errors.ts`), and a worker maps
  * the same codes to "retry" or "settle failed".
  */

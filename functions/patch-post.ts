@@ -33,7 +33,7 @@ export const route = defineRoute({
 });
 
 /**
- * Only the author may request stages of a post with audio (CONTRACT.md section 4). The stages are decided and
+ * Only the author may request stages of a post with audio (docs/decisions.md#processing). The stages are decided and
  * written at once, `skipped` ones with their events; a pending stage is dispatched (inline: run) before answering.
  */
 const impl = implement(route, async (call) => {

@@ -25,7 +25,7 @@ export const route = defineRoute({
 });
 
 /**
- * The task queue's worker URL (CONTRACT.md section 12): runs one pass. 200 `{ ran }` when it ran or had nothing
+ * The task queue's worker URL (docs/decisions.md#dispatch-and-the-worker): runs one pass. 200 `{ ran }` when it ran or had nothing
  * to do; 503 when the caller must retry (another pass holds the lease, a provider asked to retry, a store is down).
  */
 const impl = implement(route, async (call) => {

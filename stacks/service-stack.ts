@@ -24,7 +24,7 @@ export const apiTimeoutSeconds = 10;
 /** Routes that stream a whole upload from S3 or render an mp3 on demand. */
 const longRouteFiles = new Set(["complete-upload", "get-audio"]);
 const longApiTimeoutSeconds = 29;
-/** The stage function runs a whole processing pass (CONTRACT.md section 12). */
+/** The stage function runs a whole processing pass (docs/decisions.md#dispatch-and-the-worker). */
 export const stageTimeoutSeconds = 900;
 /** AWS's advice for SQS event sources: six times the function timeout, so a running pass is never redelivered. */
 export const processingVisibilitySeconds = 6 * stageTimeoutSeconds;
@@ -51,7 +51,7 @@ export const secretNames = [
 type SecretName = (typeof secretNames)[number];
 
 /**
- * The whole deployment (CONTRACT.md section 14): Aurora Serverless v2 behind the Data API, the blob bucket, the
+ * The whole deployment (docs/decisions.md#aws-deployment): Aurora Serverless v2 behind the Data API, the blob bucket, the
  * processing queue with its dead-letter queue, one Lambda per route of the route table behind an HTTP API (no CORS,
  * a catch-all answering the envelope 404), the stage, dead-letter and sweep functions, the rendition service behind
  * a function URL, and a migration step every other function waits for.

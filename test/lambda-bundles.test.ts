@@ -25,7 +25,7 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
     expect(adaptersIn((await bundleFunction("process-queue")).inputs)).toEqual(expect.arrayContaining(["provider adapters", "Transcribe client"]));
   });
 
-  // health probes both stores (CONTRACT.md section 10), with one signed request each.
+  // health probes both stores (docs/decisions.md#health-and-reference), with one signed request each.
   it.each(["health", "openapi", "reference", "reference-script", "not-found"])("functions/%s.ts loads no AWS client", async (file) => {
     expect(adaptersIn((await bundleFunction(file)).inputs)).toEqual([]);
   });

@@ -21,7 +21,7 @@ const serviceMatrix = [
   ...dataApiBackends.slice(0, 1).map((backend) => ({ name: `lambda on ${backend.name}`, driver: "lambda" as DriverName, sql: backend.open })),
 ];
 
-/** PATCH and create-with-processing (CONTRACT.md section 4), on every driver and backend. */
+/** PATCH and create-with-processing (docs/decisions.md#processing), on every driver and backend. */
 describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql }) => {
   describe("inline dispatch with stub providers", () => {
     let svc: TestService;

@@ -1,5 +1,5 @@
 /**
- * Google Cloud Tasks dispatch for Node hosts (CONTRACT.md section 12): an HTTP task created through the REST API
+ * Google Cloud Tasks dispatch for Node hosts (docs/decisions.md#dispatch-and-the-worker): an HTTP task created through the REST API
  * (`POST {base}/v2/projects/{project}/locations/{location}/queues/{queue}/tasks`) whose request POSTs the job as
  * JSON to SVC_TASKS_WORKER_URL with `Authorization: Bearer <SYSTEM_AUTH_TOKEN>`. The API's access token is the
  * configured one, or the metadata server's; the project, when not configured, is the metadata server's too.

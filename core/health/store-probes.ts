@@ -2,7 +2,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Sql } from "../sql/port";
 
 /**
- * What /health asks of the stores (CONTRACT.md section 10): whether each holds anything. Each throws when its store
+ * What /health asks of the stores (docs/decisions.md#health-and-reference): whether each holds anything. Each throws when its store
  * cannot be reached. A port of its own so that the health Lambda can answer with one signed request per store
  * instead of loading the Data API and S3 clients (`core/runtime/lambda/signed-store-probes.ts`).
  */

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../domain-error";
 
-/** The one map from domain error codes to HTTP statuses (CONTRACT.md section 2). */
+/** The one map from domain error codes to HTTP statuses (docs/decisions.md#envelope-and-errors). */
 export const errorStatus = {
   VALIDATION_ERROR: 400,
   UNSUPPORTED_MEDIA_TYPE: 400,

@@ -4,7 +4,7 @@
  */
 import { runPass, type Job, type PassDeps } from "./run-pass";
 
-/** SQS receives a message at most this often before the dead-letter queue (CONTRACT.md section 12). */
+/** SQS receives a message at most this often before the dead-letter queue (docs/decisions.md#dispatch-and-the-worker). */
 export const maxReceives = 3;
 
 /** Seconds a failed attempt's message stays invisible: short, growing with each receive. */

@@ -1,5 +1,5 @@
 /**
- * One worker pass over a post (ARCHITECTURE.md "Enrichment topology"): take the post's fenced lease, run its
+ * One worker pass over a post (docs/decisions.md#dispatch-and-the-worker): take the post's fenced lease, run its
  * pending stages in order (denoise -> trim -> transcribe, waveform), each byte-changing stage on the previous
  * output, settle each stage and write its webhook event together, deliver from the outbox, release the lease.
  * The same pass serves inline dispatch, the SQS stage function and consumer, and the system route.

@@ -1,5 +1,5 @@
 /**
- * The processing stage state machine (spec section 3, CONTRACT.md section 4). A request moves a stage to
+ * The processing stage state machine (spec section 3, docs/decisions.md#processing). A request moves a stage to
  * `pending` (queued) or `skipped` (cannot run here); the worker settles `pending` as `ready` or `failed`; a
  * byte-changing stage that changes the bytes sends `ready` derived stages back to `pending`. Requesting a stage
  * that is `pending` changes nothing; requesting a settled one runs it again.

@@ -6,7 +6,7 @@ import { acquireLease } from "./lease";
 import type { Job } from "./run-pass";
 import { pendingLapseMs, sweep } from "./sweep";
 
-describe.each(backends)("the sweep on $name: nothing stays pending (CONTRACT.md section 4)", (backend) => {
+describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisions.md#processing)", (backend) => {
   let h: EnrichmentHarness;
   const dispatched: Job[] = [];
   const dispatcher: Dispatcher = { mode: "sqs", dispatch: async (job) => void dispatched.push(job) };

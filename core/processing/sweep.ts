@@ -1,5 +1,5 @@
 /**
- * Nothing stays pending (CONTRACT.md section 4): a `pending` stage with no live worker lease for 15 minutes is
+ * Nothing stays pending (docs/decisions.md#processing): a `pending` stage with no live worker lease for 15 minutes is
  * dispatched again once; lapsing again, it settles `failed` with `timeout`. The sweep also delivers outbox events
  * whose deliverer is gone, with their original event ids. On AWS a scheduled function runs it; on a Node host a timer.
  */

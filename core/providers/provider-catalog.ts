@@ -1,5 +1,5 @@
 /**
- * What request-time planning knows of each provider (CONTRACT.md section 11): its name, stages, whether it is
+ * What request-time planning knows of each provider (docs/decisions.md#providers): its name, stages, whether it is
  * reachable only by name, and when this deployment can run it, in first-available order per stage. No adapter code:
  * a route that only plans and dispatches (create, PATCH) bundles this and not the providers' clients. The worker's
  * registry (provider-registry.ts) adds an adapter for every stage listed here.
@@ -34,6 +34,6 @@ export const providerCatalog = [
 
 export type ProviderName = (typeof providerCatalog)[number]["name"];
 
-/** The model variable of a provider, below a tenant or deployment pin (CONTRACT.md section 11). */
+/** The model variable of a provider, below a tenant or deployment pin (docs/decisions.md#providers). */
 export const providerModelDefault = (provider: string, config: Config): string | undefined =>
   provider === "aws-transcribe" ? config.processing.platformSttModel : provider === "elevenlabs" ? config.processing.elevenLabsSttModel : undefined;

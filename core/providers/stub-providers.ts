@@ -1,12 +1,12 @@
 /**
- * Pass-through stub providers (CONTRACT.md section 4): reachable only by naming `stub`, or for every stage with
+ * Pass-through stub providers (docs/decisions.md#processing): reachable only by naming `stub`, or for every stage with
  * SVC_PROCESSING_STUB=true. The denoiser and trimmer hand back the same bytes; the transcriber and waveform maker
  * answer deterministically from the audio's content address, so a rerun on the same bytes gives the same result.
  */
 import { createHash } from "node:crypto";
 import type { AudioRef, Denoiser, Transcriber, Trimmer, Waveform, WaveformMaker } from "./provider-port";
 
-/** Points per second of a waveform (CONTRACT.md: about 20). */
+/** Points per second of a waveform (docs/decisions.md#processing: about 20). */
 const pointsPerSecond = 20;
 const sampleRate = 8000;
 

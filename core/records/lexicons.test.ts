@@ -105,7 +105,7 @@ describe("assertValidRecord", () => {
     expect(() => assertValidRecord(nsids.post, { $type: nsids.post, text: "hi" })).toThrow(/createdAt/);
   });
 
-  it("a transcript record (CONTRACT.md section 4: subject, text, lang, model, segments, createdAt) and a profile record validate against their lexicons", () => {
+  it("a transcript record (docs/decisions.md#transcripts: subject, text, lang, model, segments, createdAt) and a profile record validate against their lexicons", () => {
     const transcript = {
       $type: nsids.transcript,
       subject: { uri: "at://did:plc:ewvi7nxzyoun6zhxrhs64oiz/dev.svc.audio.post/3lbqcfqdbxk2a", cid },

@@ -2,7 +2,7 @@ import type { Transcript } from "./stage-outputs";
 import { nsids } from "./nsids";
 import type { StrongRef } from "./post-schema";
 
-/** The dev.svc.audio.transcript record (CONTRACT.md section 4): one per post, about the post it names. */
+/** The dev.svc.audio.transcript record (docs/decisions.md#transcripts): one per post, about the post it names. */
 export interface TranscriptRecord {
   $type: typeof nsids.transcript;
   subject: StrongRef;

@@ -1,5 +1,5 @@
 /**
- * How a processed variant is encoded so it stays in the upload's family (CONTRACT.md section 4): same MIME type,
+ * How a processed variant is encoded so it stays in the upload's family (docs/decisions.md#processing): same MIME type,
  * re-encoded with a codec that family's sniffing accepts. Settings favour speed at speech quality.
  */
 import type { AcceptedMimeType } from "../records/accepted-types";

@@ -1,4 +1,4 @@
-/** What every rendition operation works with, and the request and answer shapes of CONTRACT.md section 13. */
+/** What every rendition operation works with, and the request and answer shapes of docs/decisions.md#rendition-service. */
 import type { AcceptedMimeType } from "../records/accepted-types";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";

@@ -1,4 +1,4 @@
-/** The rendition service over real HTTP, real ffmpeg and a file blob store: CONTRACT.md section 13. */
+/** The rendition service over real HTTP, real ffmpeg and a file blob store: docs/decisions.md#rendition-service. */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * The rendition service's HTTP surface, runtime-neutral (the Node server and the Lambda function URL both call it):
- * bearer auth, the four operations of CONTRACT.md section 13, and the service's envelope.
+ * bearer auth, the four operations of docs/decisions.md#rendition-service, and the service's envelope.
  */
 import { randomUUID } from "node:crypto";
 import { invocationLogger, type Logger } from "../observability/logger";

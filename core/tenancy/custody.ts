@@ -1,4 +1,4 @@
-/** Proves that a tenant's did:web document points its custody service at this deployment (CONTRACT.md section 9). */
+/** Proves that a tenant's did:web document points its custody service at this deployment (docs/decisions.md#tenancy-and-custody). */
 import { DomainError } from "../domain-error";
 import type { CustodyProofs } from "./custody-proofs";
 import { didWebDocumentUrl } from "./did-web";

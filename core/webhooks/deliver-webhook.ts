@@ -1,5 +1,5 @@
 /**
- * One event to one tenant (CONTRACT.md section 5): up to 3 attempts, 5 s each, backoff about 0.5 s then 2 s.
+ * One event to one tenant (docs/decisions.md#webhooks): up to 3 attempts, 5 s each, backoff about 0.5 s then 2 s.
  * Retried on network errors, timeouts, 408, 429 and 5xx; a 3xx is a failure never followed nor retried (a signed
  * payload is never resent elsewhere); other 4xx stop. Every attempt is logged with the event id and its outcome.
  */

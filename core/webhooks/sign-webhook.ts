@@ -1,5 +1,5 @@
 /**
- * Both signature schemes over the same raw body (CONTRACT.md section 5): the service's own
+ * Both signature schemes over the same raw body (docs/decisions.md#webhooks): the service's own
  * `X-Svc-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, and the Standard Webhooks headers
  * `webhook-signature: v1,<base64 HMAC-SHA256(secret's UTF-8 bytes, "<id>.<timestamp>.<body>")>`.
  */

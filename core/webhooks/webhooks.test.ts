@@ -34,7 +34,7 @@ const recordingLog = () => {
   };
 };
 
-describe("webhook delivery to a receiver on loopback (CONTRACT.md section 5)", () => {
+describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks)", () => {
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
   afterEach(async () => {
     await receiver?.close();

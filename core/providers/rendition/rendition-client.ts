@@ -1,5 +1,5 @@
 /**
- * Calls the rendition service (CONTRACT.md section 13) with its bearer token, and maps its answers onto the provider
+ * Calls the rendition service (docs/decisions.md#rendition-service) with its bearer token, and maps its answers onto the provider
  * port's failure rule: 429, 5xx, timeouts and network errors are `retry`; any other 4xx, a redirect (never followed)
  * or a malformed answer is `fail`.
  */
