@@ -2,15 +2,31 @@ import * as z from "zod";
 import type { ErrorCode } from "../domain-error";
 import { errorStatus } from "../http/errors";
 import { authPolicies, type RouteDef } from "../http/route";
+import { webhooksSection } from "./webhooks-section";
 
 type Json = Record<string, unknown>;
 
-const schemaOf = (schema: z.ZodType, io: "input" | "output"): Json => {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
-  return rest;
+/**
+ * A schema's JSON Schema, its named parts (zod `.meta({ id })`) moved into `named` and referenced from
+ * `#/components/schemas/`, so generators give them names. A name must mean one shape in every place it is used.
+ */
+const schemaOf = (schema: z.ZodType, io: "input" | "output", named: Record<string, Json>): Json => {
+  const { $schema: _, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+  for (const [id, def] of Object.entries(($defs ?? {}) as Record<string, Json>)) {
+    const json = toComponentRefs(def);
+    if (named[id] && JSON.stringify(named[id]) !== JSON.stringify(json)) throw new Error(`schema ${id} has two shapes (as ${io})`);
+    named[id] = json;
+  }
+  return toComponentRefs(rest);
 };
 
+const toComponentRefs = (json: Json): Json =>
+  JSON.parse(JSON.stringify(json), (key, value: unknown) =>
+    key === "$ref" && typeof value === "string" ? value.replace(/^#\/\$defs\//, "#/components/schemas/") : value,
+  ) as Json;
+
 const errorEnvelope = {
+  description: "Every failure: `error.code` is one of the closed set; `issues` on validation failures only.",
   type: "object",
   required: ["success", "error", "requestId"],
   properties: {
@@ -34,6 +50,9 @@ const errorEnvelope = {
     requestId: { type: "string" },
   },
 };
+
+const sorted = (named: Record<string, Json>): Record<string, Json> =>
+  Object.fromEntries(Object.entries(named).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 /** Error codes every route of a policy can answer, besides the route's own. */
 const policyErrors = (route: RouteDef): ErrorCode[] => {
@@ -63,11 +82,11 @@ const actorHeaders = (route: RouteDef) =>
       ]
     : [];
 
-const operation = (route: RouteDef): Json => {
+const operation = (route: RouteDef, named: Record<string, Json>): Json => {
   const parameters: Json[] = [...actorHeaders(route)];
   for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
     if (!schema) continue;
-    const json = schemaOf(schema, "input") as { properties?: Record<string, Json>; required?: string[] };
+    const json = schemaOf(schema, "input", named) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(json.properties ?? {})) {
       parameters.push({ name, in: where, required: where === "path" || (json.required ?? []).includes(name), schema: s });
     }
@@ -76,7 +95,7 @@ const operation = (route: RouteDef): Json => {
     parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "1 to 255 printable ASCII characters; kept 24 hours.", schema: { type: "string", maxLength: 255 } });
   }
   const success: Json = route.response
-    ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output") } } } }
+    ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output", named) } } } }
     : { [route.produces ?? "application/octet-stream"]: {} };
   const responses: Record<string, Json> = { [String(route.status)]: { description: "Success", content: success } };
   if (route.head) responses["206"] = { description: "Partial content (single byte range)" };
@@ -89,7 +108,7 @@ const operation = (route: RouteDef): Json => {
     responses[String(status)] = { description: codes.join(", "), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   }
   const op: Json = { operationId: route.file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), summary: route.summary, parameters, responses };
-  if (route.body?.kind === "json") op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body.schema, "input") } } };
+  if (route.body?.kind === "json") op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body.schema, "input", named) } } };
   if (route.body?.kind === "multipart") {
     op.requestBody = {
       required: true,
@@ -110,9 +129,10 @@ const operation = (route: RouteDef): Json => {
  */
 export const openApiDocument = (routes: readonly RouteDef[]): Json => {
   const paths: Record<string, Json> = {};
+  const named: Record<string, Json> = {};
   for (const route of routes) {
     if (route.internal) continue;
-    const op = operation(route);
+    const op = operation(route, named);
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: op };
     if (route.head) paths[route.path]!.head = { ...op, operationId: `${op.operationId}Head`, summary: `${route.summary} (headers only)` };
   }
@@ -125,12 +145,13 @@ export const openApiDocument = (routes: readonly RouteDef[]): Json => {
         "Headless multi-tenant store of audio posts (`dev.svc.*` lexicons). Tenant backends call it with a service token and assert the acting user per request. Every JSON response is an envelope; failures carry `error.code` from the closed set in the Error schema. Every string the API accepts (body, query, path) must be well-formed Unicode without NUL, else 400 `VALIDATION_ERROR`. A dependency that is down, refuses connections or does not answer in time, or a request that passes its deadline, is 503 `SERVICE_UNAVAILABLE` (retry later), never a 500; `/health` always answers 200 within 2 s.",
     },
     paths,
+    webhooks: webhooksSection((schema) => schemaOf(schema, "output", named)),
     components: {
       securitySchemes: {
         serviceToken: { type: "http", scheme: "bearer", description: "A tenant's service token from SVC_APP_TOKENS." },
         systemToken: { type: "http", scheme: "bearer", description: "SYSTEM_AUTH_TOKEN, for /api/v1/system/* routes." },
       },
-      schemas: { Error: errorEnvelope },
+      schemas: { ...sorted(named), Error: errorEnvelope },
     },
   };
   return document;

@@ -7,13 +7,13 @@ export const viewerStateSchema = z.object({
   isAuthor: z.boolean(),
   canReply: z.boolean(),
   replyDisabledReason: z.enum(["unauthenticated", "not_a_participant"]).optional(),
-});
+}).meta({ id: "Viewer", description: "What the acting actor may do with the post; absent on a viewer-less read." });
 
 export const transcriptViewSchema = z.object({
   text: z.string(),
   lang: z.string().optional(),
   segments: z.array(z.object({ startMs: z.number().int(), endMs: z.number().int(), text: z.string() })).optional(),
-});
+}).meta({ id: "Transcript", description: "Lifted from the post's dev.svc.audio.transcript record at read time." });
 
 export const waveformSchema = z.object({
   version: z.literal(2),
@@ -23,7 +23,7 @@ export const waveformSchema = z.object({
   bits: z.union([z.literal(8), z.literal(16)]),
   length: z.number().int(),
   data: z.array(z.number().int()),
-});
+}).meta({ id: "Waveform", description: "BBC audiowaveform JSON v2: min and max pairs per pixel." });
 
 export const audioEmbedViewSchema = z.object({
   $type: z.literal("dev.svc.embed.audio#view"),
@@ -34,13 +34,21 @@ export const audioEmbedViewSchema = z.object({
   durationMs: z.number().int().optional(),
   transcript: transcriptViewSchema.optional(),
   waveform: waveformSchema.optional(),
-});
+}).meta({ id: "AudioEmbedView", description: "The playable audio of a post: `url` is a signed, short-lived playback address." });
 
 export const stageStateSchema = z.object({
   status: z.enum(["pending", "ready", "failed", "skipped"]),
   updatedAt: z.string(),
   reason: z.enum(["no_provider", "provider_misconfigured", "dispatch_off", "provider_error", "timeout", "dead_letter"]).optional(),
-});
+}).meta({ id: "StageState", description: "One stage's state; `reason` on `failed` and `skipped`." });
+
+const stageStates = Object.fromEntries(stageNames.map((stage) => [stage, stageStateSchema.optional()])) as {
+  [S in (typeof stageNames)[number]]: z.ZodOptional<typeof stageStateSchema>;
+};
+
+export const processingStateSchema = z
+  .object(stageStates)
+  .meta({ id: "ProcessingState", description: "Per-stage processing state, only stages ever requested: the authoritative record of enrichment." });
 
 export const postViewSchema = z.object({
   uri: z.string(),
@@ -52,8 +60,8 @@ export const postViewSchema = z.object({
   embed: audioEmbedViewSchema.optional(),
   /** Absent for a viewer-less (anonymous) read. */
   viewer: viewerStateSchema.optional(),
-  processing: z.partialRecord(z.enum(stageNames), stageStateSchema).optional(),
-});
+  processing: processingStateSchema.optional(),
+}).meta({ id: "AudioPostView", description: "A post projected for the viewer." });
 
 export type PostView = z.infer<typeof postViewSchema>;
 

@@ -42,12 +42,12 @@ export const blobRefSchema = z.strictObject({
   ref: z.strictObject({ $link: cidString }),
   mimeType: z.enum(audioMimeTypes as [AcceptedMimeType, ...AcceptedMimeType[]]),
   size: z.number().int().min(1).max(maxAudioBytes),
-});
+}).meta({ id: "BlobRef", description: "A blob reference as upload returns it; place it verbatim in `embed.audio`." });
 
 export const strongRefSchema = z.strictObject({
   uri: z.string().max(512).refine((s) => isAtUriString(s), "must be an at:// URI"),
   cid: cidString,
-});
+}).meta({ id: "StrongRef" });
 
 export const audioEmbedSchema = z.strictObject({
   $type: z.literal(nsids.embedAudio),
@@ -59,7 +59,7 @@ export const processingRequestSchema = z.strictObject({
   trim: z.boolean().optional(),
   transcribe: z.boolean().optional(),
   waveform: z.boolean().optional(),
-});
+}).meta({ id: "ProcessingRequest", description: "Opt-in to enrichment stages." });
 
 /** PATCH /api/v1/posts/{postId}: `{ processing }` only, with at least one stage true. */
 export const patchPostBodySchema = z.strictObject({
@@ -87,7 +87,8 @@ export const createPostBodySchema = z
 
 export const postRecordSchema = z
   .strictObject({ $type: z.literal(nsids.post), text: textSchema, createdAt: createdAtString, ...optionalFields })
-  .refine(hasTextOrAudio, textOrAudio);
+  .refine(hasTextOrAudio, textOrAudio)
+  .meta({ id: "PostRecord", description: "The stored dev.svc.audio.post record, exactly as its `cid` is computed." });
 
 export type BlobRef = z.infer<typeof blobRefSchema>;
 export type StrongRef = z.infer<typeof strongRefSchema>;
