@@ -1,0 +1,150 @@
+import { retryDelayMs, type RetryOptions } from "./retry-policy.js";
+import { SvcError, SvcNetworkError, type ErrorCode } from "./svc-error.js";
+
+/** What every client made by `createClient` shares, `.as()` views included. */
+export interface Transport {
+  baseUrl: string;
+  token: string;
+  fetch: typeof fetch;
+  /** Per attempt, answer body included. */
+  timeoutMs: number;
+  retry: RetryOptions;
+  sleep: (ms: number) => Promise<void>;
+  /** Whether the deployment offers direct-to-storage uploads (learnt from its first answer). */
+  directUploads: boolean | undefined;
+}
+
+export interface Actor {
+  actor?: string;
+  did?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface Call {
+  method: "GET" | "POST" | "PATCH";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  json?: unknown;
+  /** A body built afresh for each attempt (a stream can be read once). */
+  body?: () => { body: BodyInit; headers: Record<string, string> };
+  idempotencyKey?: string;
+  /** Running it twice is harmless, so failures that may have reached the service are retried. */
+  repeatable: boolean;
+  signal?: AbortSignal;
+}
+
+/** Headers carry bytes: the actor id goes out as its UTF-8 bytes, as the service reads it. */
+const headerValue = (value: string): string => String.fromCharCode(...new TextEncoder().encode(value));
+
+export const urlOf = (baseUrl: string, path: string, query: Call["query"] = {}): string => {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const search = params.toString();
+  return `${baseUrl.replace(/\/+$/, "")}${path}${search ? `?${search}` : ""}`;
+};
+
+/** Attempts until one succeeds, a failure is not retryable, or the retries are spent. */
+export const withRetries = async <T>(transport: Transport, repeatable: boolean, signal: AbortSignal | undefined, once: () => Promise<T>): Promise<T> => {
+  for (let retry = 0; ; retry++) {
+    signal?.throwIfAborted();
+    try {
+      return await once();
+    } catch (failure) {
+      const delay = retryDelayMs(failure, retry, repeatable, transport.retry);
+      if (delay === null) throw failure;
+      await pause(transport, delay, signal);
+    }
+  }
+};
+
+/** The transport's sleep, cut short by the caller's abort. */
+const pause = async (transport: Transport, ms: number, signal: AbortSignal | undefined): Promise<void> => {
+  if (!signal) return transport.sleep(ms);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([transport.sleep(ms), aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+};
+
+/** One call to the service; every retry carries the same Idempotency-Key. */
+export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> =>
+  withRetries(transport, call.repeatable, call.signal, () => attempt<T>(transport, who, call));
+
+const attempt = async <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
+  const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${transport.token}` };
+  if (who.actor !== undefined) headers["x-svc-acting-actor"] = headerValue(who.actor);
+  if (who.did !== undefined) headers["x-svc-acting-actor-did"] = headerValue(who.did);
+  if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
+  let body: BodyInit | undefined;
+  if (call.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(call.json);
+  } else if (call.body) {
+    const built = call.body();
+    Object.assign(headers, built.headers);
+    body = built.body;
+  }
+  const { response, text } = await exchange(transport, urlOf(transport.baseUrl, call.path, call.query), { method: call.method, headers, body }, call.signal);
+  return answerOf<T>(response, text);
+};
+
+/**
+ * One request and its whole answer within the transport's timeout; a failure without an answer becomes an
+ * SvcNetworkError, except the caller's own abort, which stays what it is.
+ */
+export const exchange = async (transport: Transport, url: string, init: RequestInit, callerSignal?: AbortSignal): Promise<{ response: Response; text: string }> => {
+  const timeout = AbortSignal.timeout(transport.timeoutMs);
+  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+  const request: RequestInit & { duplex?: "half" } = { ...init, signal, redirect: "manual" };
+  if (init.body instanceof ReadableStream) request.duplex = "half";
+  try {
+    const response = await transport.fetch(url, request);
+    return { response, text: await response.text() };
+  } catch (error) {
+    if (callerSignal?.aborted) throw callerSignal.reason;
+    const timedOut = timeout.aborted;
+    const message = timedOut ? `no answer within ${transport.timeoutMs} ms` : `request failed: ${error instanceof Error ? error.message : String(error)}`;
+    throw new SvcNetworkError(`${init.method ?? "GET"} ${new URL(url).pathname}: ${message}`, { timedOut, cause: error });
+  }
+};
+
+/** The envelope's `data`, or its error as an SvcError (also for an answer that is not an envelope, e.g. a proxy's). */
+export const answerOf = <T>(response: Response, text: string): T => {
+  let envelope: { success?: boolean; data?: unknown; error?: { code?: ErrorCode; message?: string; issues?: [] }; requestId?: string } = {};
+  try {
+    envelope = JSON.parse(text) as typeof envelope;
+  } catch {
+    // Not JSON: described by its status below.
+  }
+  if (response.ok && envelope.success === true) return envelope.data as T;
+  throw new SvcError({
+    status: response.status,
+    code: envelope.error?.code ?? codeOfStatus(response.status),
+    message: envelope.error?.message ?? `HTTP ${response.status} ${response.statusText}`.trim(),
+    requestId: envelope.requestId ?? response.headers.get("x-request-id"),
+    issues: envelope.error?.issues,
+    retryAfter: retryAfterSeconds(response.headers.get("retry-after")),
+  });
+};
+
+const codeOfStatus = (status: number): ErrorCode =>
+  (({ 400: "VALIDATION_ERROR", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 413: "PAYLOAD_TOO_LARGE", 429: "RATE_LIMITED" }) as Record<number, ErrorCode>)[
+    status
+  ] ?? (status >= 502 && status <= 504 ? "SERVICE_UNAVAILABLE" : "INTERNAL");
+
+/** Retry-After as seconds or an HTTP date. */
+const retryAfterSeconds = (value: string | null): number | undefined => {
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+};

@@ -1,0 +1,103 @@
+/** What captions need of a transcript (`embed.transcript`): timed segments, with words and speakers where known. */
+export interface TimedTranscript {
+  segments?: TimedSegment[];
+}
+
+export interface TimedSegment {
+  startMs: number;
+  endMs: number;
+  text: string;
+  speaker?: string;
+  words?: { text: string; startMs: number; endMs: number }[];
+}
+
+export interface WebVTTOptions {
+  /** A segment longer than this, with word timings, is cut at word boundaries. */
+  maxCueMs?: number;
+  /** Likewise for a segment of more characters (two lines of captions). */
+  maxCueChars?: number;
+}
+
+interface Cue {
+  startMs: number;
+  endMs: number;
+  text: string;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/** HH:MM:SS.mmm */
+export const vttTimestamp = (ms: number): string => {
+  const t = Math.max(0, Math.round(ms));
+  return `${pad(Math.floor(t / 3_600_000))}:${pad(Math.floor(t / 60_000) % 60)}:${pad(Math.floor(t / 1000) % 60)}.${pad(t % 1000, 3)}`;
+};
+
+const escapeCueText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * Where each word starts in the segment's text, so cut cues keep the text's own spacing and punctuation; null when a
+ * word is not found in order (the cues then join the words with spaces).
+ */
+const wordOffsets = (text: string, words: { text: string }[]): number[] | null => {
+  const offsets: number[] = [];
+  let from = 0;
+  for (const word of words) {
+    const at = text.indexOf(word.text, from);
+    if (at < 0) return null;
+    offsets.push(at);
+    from = at + word.text.length;
+  }
+  return offsets;
+};
+
+/** A segment's cues: itself when short, else runs of its words, each within both limits (a single long word is alone). */
+const cuesOf = (segment: TimedSegment, maxMs: number, maxChars: number): Cue[] => {
+  const words = segment.words ?? [];
+  const long = segment.endMs - segment.startMs > maxMs || segment.text.trim().length > maxChars;
+  if (!long || words.length < 2) return [{ startMs: segment.startMs, endMs: segment.endMs, text: segment.text.trim() }];
+  const groups: number[][] = [[]];
+  let chars = 0;
+  words.forEach((word, i) => {
+    const group = groups.at(-1)!;
+    const first = words[group[0] ?? i]!;
+    if (group.length > 0 && (word.endMs - first.startMs > maxMs || chars + 1 + word.text.length > maxChars)) {
+      groups.push([i]);
+      chars = word.text.length;
+    } else {
+      group.push(i);
+      chars += (group.length > 1 ? 1 : 0) + word.text.length;
+    }
+  });
+  const offsets = wordOffsets(segment.text, words);
+  return groups.map((group, g) => {
+    const firstWord = group[0]!;
+    const next = groups[g + 1]?.[0];
+    const text = offsets
+      ? segment.text.slice(offsets[firstWord], next === undefined ? undefined : offsets[next]).trim()
+      : group.map((i) => words[i]!.text).join(" ");
+    return {
+      startMs: g === 0 ? segment.startMs : words[firstWord]!.startMs,
+      endMs: next === undefined ? segment.endMs : words[next]!.startMs,
+      text,
+    };
+  });
+};
+
+/**
+ * WebVTT captions of a transcript: "WEBVTT", then one cue per segment (HH:MM:SS.mmm), with the speaker as a voice
+ * span where the transcript has one. A long segment with word timings becomes several cues cut at word boundaries.
+ */
+export const toWebVTT = (transcript: TimedTranscript | undefined, options: WebVTTOptions = {}): string => {
+  const maxMs = options.maxCueMs ?? 7000;
+  const maxChars = options.maxCueChars ?? 84;
+  const blocks = ["WEBVTT"];
+  for (const segment of transcript?.segments ?? []) {
+    for (const cue of cuesOf(segment, maxMs, maxChars)) {
+      if (cue.text === "") continue;
+      const voice = segment.speaker ? `<v ${escapeCueText(segment.speaker)}>` : "";
+      const endMs = Math.max(cue.endMs, cue.startMs + 1);
+      blocks.push(`${vttTimestamp(cue.startMs)} --> ${vttTimestamp(endMs)}\n${voice}${escapeCueText(cue.text)}`);
+    }
+  }
+  return `${blocks.join("\n\n")}\n`;
+};

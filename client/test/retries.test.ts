@@ -1,0 +1,147 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TestService } from "../../test/support/test-service";
+import { backoffMs, retryDefaults } from "../src/retry-policy";
+import { SvcError, SvcNetworkError } from "../src/index";
+import { freshActor, recordingClient, startClientService } from "./support/client-harness";
+import { startFaultProxy, type FaultProxy } from "./support/fault-proxy";
+
+describe("retries against the real Node host behind a faulty network", () => {
+  let svc: TestService;
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    svc = await startClientService();
+  });
+  afterAll(() => svc?.close());
+  beforeAll(async () => {
+    proxy = await startFaultProxy(svc.baseUrl);
+  });
+  afterAll(() => proxy?.close());
+  afterEach(() => {
+    proxy.seen.length = 0;
+  });
+
+  const clientVia = (options: Parameters<typeof recordingClient>[2] = {}) => recordingClient(proxy.url, svc.tenants.alpha.token, options);
+  const keysOf = (method: string, path: string) => proxy.to(method, path).map((r) => r.headers["idempotency-key"]);
+
+  it("a create whose answer was lost on the wire makes exactly one post: the retry carries the same Idempotency-Key and is replayed", async () => {
+    const { client } = clientVia();
+    const actor = freshActor("lost");
+    proxy.inject({ method: "POST", path: "/api/v1/posts" }, { kind: "lose-answer" });
+    const { postId } = await client.as(actor).createPost({ text: "once" });
+    const keys = keysOf("POST", "/api/v1/posts");
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const page = await client.as(actor).listPosts();
+    expect(page.items.map((p) => p.uri.split("/").pop())).toEqual([postId]);
+  });
+
+  it("a caller's Idempotency-Key is sent on every attempt, and a PATCH is retried under it too", async () => {
+    const { client } = clientVia();
+    const author = client.as(freshActor("key"));
+    proxy.inject({ method: "POST", path: "/api/v1/posts" }, { kind: "status", status: 503 });
+    const { postId } = await author.createPost({ text: "mine" }, { idempotencyKey: "caller-key-1" });
+    expect(keysOf("POST", "/api/v1/posts")).toEqual(["caller-key-1", "caller-key-1"]);
+    proxy.inject({ method: "PATCH" }, { kind: "reset" });
+    await expect(author.patchPost(postId, { processing: { trim: true } })).rejects.toMatchObject({ status: 400 }); // a post without audio
+    const patchKeys = keysOf("PATCH", `/api/v1/posts/${postId}`);
+    expect(patchKeys).toHaveLength(2);
+    expect(patchKeys[1]).toBe(patchKeys[0]);
+  });
+
+  it("each call makes its own Idempotency-Key", async () => {
+    const { client } = clientVia();
+    const who = client.as(freshActor());
+    await who.createPost({ text: "one" });
+    await who.createPost({ text: "two" });
+    const keys = keysOf("POST", "/api/v1/posts");
+    expect(new Set(keys).size).toBe(2);
+  });
+
+  it.each([502, 503, 504, 408])("a %i is retried, with exponential backoff and jitter", async (status) => {
+    const { client, delays } = clientVia();
+    proxy.inject({ method: "GET" }, { kind: "status", status }, { kind: "status", status });
+    const { postId } = await client.as(freshActor()).createPost({ text: "x" });
+    proxy.seen.length = 0;
+    await expect(client.getPost(postId)).resolves.toMatchObject({ record: { text: "x" } });
+    expect(proxy.seen.map((s) => s.fault)).toEqual(["status", "status", "none"]);
+    const [first, second] = delays.slice(-2);
+    expect(first).toBeGreaterThanOrEqual(retryDefaults.baseDelayMs / 2);
+    expect(first).toBeLessThanOrEqual(retryDefaults.baseDelayMs);
+    expect(second).toBeGreaterThanOrEqual(retryDefaults.baseDelayMs);
+    expect(second).toBeLessThanOrEqual(retryDefaults.baseDelayMs * 2);
+  });
+
+  it("a 500 is not retried", async () => {
+    const { client } = clientVia();
+    proxy.inject({ method: "GET" }, { kind: "status", status: 500, body: JSON.stringify({ success: false, error: { code: "INTERNAL", message: "boom" }, requestId: "r-1" }) });
+    await expect(client.getPost("3kabcdefghijk")).rejects.toMatchObject({ status: 500, code: "INTERNAL", requestId: "r-1" });
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it("network errors are retried up to maxRetries, then fail as an SvcNetworkError, distinguishable from an answer", async () => {
+    const { client, delays } = clientVia({ maxRetries: 3 });
+    proxy.inject({ method: "GET" }, { kind: "reset" }, { kind: "reset" }, { kind: "reset" }, { kind: "reset" });
+    const error = await client.getPost("3kabcdefghijk").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcNetworkError);
+    expect(error).not.toBeInstanceOf(SvcError);
+    expect((error as SvcNetworkError).timedOut).toBe(false);
+    expect(proxy.seen).toHaveLength(4);
+    expect(delays).toHaveLength(3);
+  });
+
+  it("a timed-out attempt is retried; when every attempt times out the error says so", async () => {
+    const { client } = clientVia({ timeoutMs: 300 });
+    proxy.inject({ method: "GET" }, { kind: "hold" });
+    await expect(client.health()).resolves.toMatchObject({ ok: true });
+    expect(proxy.seen.map((s) => s.fault)).toEqual(["hold", "none"]);
+    proxy.inject({ method: "GET" }, { kind: "hold" }, { kind: "hold" }, { kind: "hold" });
+    const error = await client.health().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcNetworkError);
+    expect((error as SvcNetworkError).timedOut).toBe(true);
+  });
+
+  it("a 429 waits its Retry-After (up to the cap), then retries", async () => {
+    const { client, delays } = clientVia();
+    proxy.inject({ method: "GET" }, { kind: "status", status: 429, headers: { "retry-after": "7" } });
+    await expect(client.health()).resolves.toMatchObject({ ok: true });
+    expect(delays).toEqual([7000]);
+  });
+
+  it("the service's own 429 on reads is retried after its Retry-After, and reported with retryAfter when it persists", async () => {
+    const { client, delays, requests } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
+    const reader = client.as(freshActor("reader"));
+    for (let i = 0; i < 60; i++) await reader.getPost("3kabcdefghijk").catch(() => undefined);
+    requests.length = 0;
+    const error = (await reader.getPost("3kabcdefghijk").catch((e: unknown) => e)) as SvcError;
+    expect(error).toMatchObject({ status: 429, code: "RATE_LIMITED" });
+    expect(error.retryAfter).toBeGreaterThan(0);
+    expect(error.retryAfter).toBeLessThanOrEqual(60);
+    expect(requests).toHaveLength(3);
+    expect(delays.every((d) => d > 0 && d <= 60_000 && d % 1000 === 0)).toBe(true);
+  });
+
+  it("a POST that is not safe to repeat (completing a direct upload) is not retried after a failure that may have reached the service", async () => {
+    const { client } = clientVia();
+    proxy.inject({ method: "POST" }, { kind: "status", status: 503 });
+    await expect(client.as(freshActor()).completeUpload("no-such-upload")).rejects.toMatchObject({ status: 503 });
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it("the caller's abort ends the call and its retries, as an AbortError", async () => {
+    const { client } = clientVia({ sleep: () => new Promise(() => {}) });
+    const controller = new AbortController();
+    proxy.inject({ method: "GET" }, { kind: "status", status: 503 });
+    const call = client.getPost("3kabcdefghijk", { signal: controller.signal });
+    await expect.poll(() => proxy.seen.length).toBe(1);
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ name: "AbortError" });
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it("backoff doubles per retry up to its ceiling, with jitter between half and all of it", () => {
+    const options = { ...retryDefaults, baseDelayMs: 100, maxDelayMs: 1000 };
+    expect([0, 1, 2, 3, 4, 5].map((n) => backoffMs(n, options, () => 1))).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect([0, 1, 2, 3, 4, 5].map((n) => backoffMs(n, options, () => 0))).toEqual([50, 100, 200, 400, 500, 500]);
+  });
+});
