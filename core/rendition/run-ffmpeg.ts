@@ -1,4 +1,7 @@
-/** Runs ffmpeg once: arguments in, optional bytes on stdin, stdout collected, stderr kept for the log (never the answer). */
+/**
+ * Runs ffmpeg once: arguments in, optional bytes on stdin, stdout collected, stderr kept for the log (never the
+ * answer) or, at `info` level, read for a filter's report.
+ */
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 
@@ -19,14 +22,22 @@ export interface FfmpegRun {
   /** Collect stdout (`pipe:1` outputs); otherwise it is discarded. */
   collectStdout?: boolean;
   signal?: AbortSignal;
+  /** `info` lets filters print their summaries (ebur128); the default `error` keeps stderr to what went wrong. */
+  logLevel?: "error" | "info";
 }
 
-// Enough of stderr to explain a failure; ffmpeg can print a line per frame on some errors.
-const stderrLimit = 16_384;
+// The last 64 KiB of stderr: enough to explain a failure, and where filters print their summaries at the end.
+// ffmpeg can print a line per frame on some errors.
+const stderrLimit = 65_536;
 
-export function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegRun = {}): Promise<Buffer> {
+export async function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegRun = {}): Promise<Buffer> {
+  return (await runFfmpegWithLog(ffmpeg, args, options)).stdout;
+}
+
+/** runFfmpeg, answering stderr too (its last 64 KiB) for a filter's report. */
+export function runFfmpegWithLog(ffmpeg: string, args: string[], options: FfmpegRun = {}): Promise<{ stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const quiet = ["-hide_banner", ...(options.stdin ? [] : ["-nostdin"]), "-loglevel", "error"];
+    const quiet = ["-hide_banner", "-nostats", ...(options.stdin ? [] : ["-nostdin"]), "-loglevel", options.logLevel ?? "error"];
     const child = spawn(ffmpeg, [...quiet, ...args], {
       stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
       signal: options.signal,
@@ -37,7 +48,7 @@ export function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegRun = {
       if (options.collectStdout) out.push(chunk);
     });
     child.stderr!.on("data", (chunk: Buffer) => {
-      if (stderr.length < stderrLimit) stderr += chunk.toString("utf8").slice(0, stderrLimit - stderr.length);
+      stderr = (stderr + chunk.toString("utf8")).slice(-stderrLimit);
     });
     if (options.stdin && child.stdin) {
       // ffmpeg may stop reading early (an error, or it has what it needs): that is not our failure to report.
@@ -47,7 +58,7 @@ export function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegRun = {
     }
     child.on("error", (error) => reject(new FfmpegError(`ffmpeg could not run: ${error.message}`, stderr)));
     child.on("close", (code, signal) => {
-      if (code === 0) resolve(Buffer.concat(out));
+      if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
       else reject(new FfmpegError(`ffmpeg exited with ${code ?? signal}`, stderr.trim()));
     });
   });
