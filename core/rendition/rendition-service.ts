@@ -1,12 +1,14 @@
 /**
  * The rendition service's HTTP surface, runtime-neutral (the Node server and the Lambda function URL both call it):
- * bearer auth, the four operations of docs/decisions.md#rendition-service, and the service's envelope.
+ * bearer auth, the operations of docs/decisions.md#rendition-service and docs/decisions.md#loudness, and the
+ * service's envelope.
  */
 import { randomUUID } from "node:crypto";
 import { invocationLogger, type Logger } from "../observability/logger";
 import { bearerToken, secretMatches } from "../tenancy/service-token";
 import { SourceMissingError } from "./blob-files";
 import { denoiseAudio } from "./denoise-audio";
+import { normalizeAudio } from "./normalize-audio";
 import { renderMp3 } from "./render-mp3";
 import type { RenditionContext, RenditionSource } from "./rendition-context";
 import { parseRenditionRequest, type RequestIssue } from "./rendition-request";
@@ -31,6 +33,7 @@ export interface RenditionHttpResponse {
 const operations = {
   "/v1/trim": trimAudio,
   "/v1/denoise": denoiseAudio,
+  "/v1/normalize": normalizeAudio,
   "/v1/render": renderMp3,
   "/v1/waveform": waveformAudio,
 } satisfies Record<string, (context: RenditionContext, source: RenditionSource) => Promise<unknown>>;

@@ -1,0 +1,115 @@
+/**
+ * `POST /v1/normalize`: the clip brought to its loudness target (loudness-target.ts), re-encoded in the upload's
+ * family with its channel count and rate. Two passes: measure, then one linear gain; where that gain would lift true
+ * peaks over the ceiling, a limiter at 4× the clip's rate holds them. ffmpeg's loudnorm is not used: in that case it
+ * falls back to dynamic normalization without saying so. The stored output is measured again, as delivered; one that
+ * misses the target (the limiter took loudness, the encoder overshot) is made again with the measured error taken
+ * off. A clip with no gated loudness (silence), or already on target, is answered unchanged.
+ */
+import { join } from "node:path";
+import type { Loudness, LoudnessFigures } from "../records/loudness";
+import { fetchBlob, storeContentAddressed } from "./blob-files";
+import { audioOnly, familyEncodings } from "./family-encoding";
+import { limiterCeilingDbtp, meetsTarget, targetLufs, truePeakLimitDbtp } from "./loudness-target";
+import { pcmDurationMs } from "./pcm";
+import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
+import { type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
+import { runFfmpeg } from "./run-ffmpeg";
+import { withWorkspace } from "./temp-workspace";
+
+export interface NormalizedOutput extends RenditionOutput {
+  loudness: Loudness;
+}
+
+interface GainPlan {
+  gainDb: number;
+  ceilingDbtp: number;
+}
+
+interface Attempt {
+  plan: GainPlan;
+  file: string;
+  probe: LoudnessProbe;
+}
+
+// Enough for clicks amplified 40 dB through AAC; a clip that needs no limiter is done in one.
+const maxAttempts = 6;
+const oversampling = 4;
+
+/** The true peak the plan's output reaches before encoding: the gained peak, or the limiter's ceiling. */
+const plannedPeak = (plan: GainPlan, before: LoudnessFigures) => Math.min(before.truePeakDbtp! + plan.gainDb, plan.ceilingDbtp);
+
+function gainFilter(plan: GainPlan, before: LoudnessFigures, sampleRate: number): string {
+  const volume = `volume=${plan.gainDb.toFixed(2)}dB`;
+  if (before.truePeakDbtp! + plan.gainDb <= plan.ceilingDbtp) return volume;
+  // A 5 ms look-ahead and 50 ms release hold transients without pumping speech; level=false: no make-up gain.
+  const limit = (10 ** (plan.ceilingDbtp / 20)).toFixed(5);
+  const limiter = `alimiter=limit=${limit}:attack=5:release=50:level=false`;
+  return `${volume},aresample=${sampleRate * oversampling},${limiter},aresample=${sampleRate}`;
+}
+
+/**
+ * The next plan after `last` missed: its true-peak overshoot taken off the ceiling, and its loudness error off the
+ * gain. Where the limiter takes loudness (clicks that carried it), a dB of gain gives less than a dB of loudness: the
+ * slope between the last two attempts scales the step.
+ */
+function nextPlan(last: Attempt, previous: Attempt | undefined, before: LoudnessFigures, target: number): GainPlan {
+  let { gainDb, ceilingDbtp } = last.plan;
+  const { integratedLufs, truePeakDbtp } = last.probe.loudness;
+  if (truePeakDbtp !== null && truePeakDbtp > truePeakLimitDbtp) {
+    ceilingDbtp = plannedPeak(last.plan, before) - (truePeakDbtp - truePeakLimitDbtp) - 0.2;
+  }
+  if (integratedLufs !== null) {
+    const earlier = previous?.probe.loudness.integratedLufs;
+    const step = last.plan.gainDb - (previous?.plan.gainDb ?? 0);
+    const slope = previous && earlier !== null && earlier !== undefined && step !== 0 ? (integratedLufs - earlier) / step : 1;
+    gainDb += (target - integratedLufs) / Math.min(1, Math.max(0.2, slope));
+  }
+  return { gainDb, ceilingDbtp };
+}
+
+/** Of two attempts, the one to keep: meeting the true-peak limit first, then nearer the loudness target. */
+function better(a: Attempt, b: Attempt, target: number): Attempt {
+  const over = (x: Attempt) => Math.max(0, (x.probe.loudness.truePeakDbtp ?? -Infinity) - truePeakLimitDbtp);
+  if (over(a) !== over(b)) return over(a) < over(b) ? a : b;
+  const miss = (x: Attempt) => Math.abs((x.probe.loudness.integratedLufs ?? -Infinity) - target);
+  return miss(a) <= miss(b) ? a : b;
+}
+
+export function normalizeAudio(context: RenditionContext, source: RenditionSource): Promise<NormalizedOutput> {
+  return withWorkspace(async (dir) => {
+    const input = join(dir, "source");
+    const size = await fetchBlob(context.store, sourceKey(source), input);
+    const probe = await probeLoudness(context, input);
+    context.pcm.set(sourceKey(source), probe.pcm);
+    const before = probe.loudness;
+    if (meetsTarget(before, probe.channels)) {
+      return { cid: source.cid, mimeType: source.mimeType, size, durationMs: pcmDurationMs(probe.pcm), loudness: { ...before, before } };
+    }
+
+    const target = targetLufs(probe.channels);
+    const encoding = familyEncodings[source.mimeType];
+    const attempts: Attempt[] = [];
+    let plan: GainPlan = { gainDb: target - before.integratedLufs!, ceilingDbtp: limiterCeilingDbtp(source.mimeType) };
+    for (;;) {
+      const file = join(dir, `normalized-${attempts.length}.${encoding.ext}`);
+      const filter = gainFilter(plan, before, probe.sampleRate);
+      await runFfmpeg(context.ffmpeg, ["-i", input, ...audioOnly, "-af", filter, ...encoding.args, file], { signal: context.signal });
+      const attempt = { plan, file, probe: await probeLoudness(context, file) };
+      attempts.unshift(attempt);
+      if (meetsTarget(attempt.probe.loudness, probe.channels) || attempts.length === maxAttempts) break;
+      plan = nextPlan(attempt, attempts[1], before, target);
+    }
+    const made = attempts.reduce((a, b) => better(a, b, target));
+
+    const stored = await storeContentAddressed(context.store, source.appId, made.file, source.mimeType);
+    context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), made.probe.pcm);
+    return {
+      cid: stored.cid,
+      mimeType: source.mimeType,
+      size: stored.size,
+      durationMs: pcmDurationMs(made.probe.pcm),
+      loudness: { ...made.probe.loudness, before },
+    };
+  });
+}
