@@ -61,7 +61,7 @@ const call = async (path: string, body: unknown, options: { auth?: string | null
 
 const blobBytes = async (cid: string) => Buffer.from(await readFile(join(dir, "blobs", "blobs", appId, cid)));
 
-const routes = ["/v1/trim", "/v1/denoise", "/v1/render", "/v1/waveform"];
+const routes = ["/v1/trim", "/v1/denoise", "/v1/normalize", "/v1/render", "/v1/waveform"];
 
 describe("rendition service auth", () => {
   const someBody = { appId, cid: rawCid(Buffer.from("x")), mimeType: "audio/wav" };
