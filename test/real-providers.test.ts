@@ -83,8 +83,8 @@ describe.each(backends)("real providers end to end on $name", (backend) => {
     expect(played.status).toBe(200);
     expect(Math.abs((await decodeSamples(played.body)).length / 48 - 2300)).toBeLessThanOrEqual(150);
 
-    expect(view.embed.transcript).toMatchObject({ text: "Hello there. This is a test", lang: "eng" });
-    expect(view.embed.transcript.segments).toHaveLength(2);
+    expect(view.embed.transcript).toMatchObject({ text: "Hello there, how are you? (laughter) I'm fine thanks Good.", lang: "en" });
+    expect(view.embed.transcript.segments).toHaveLength(3);
     expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8, samples_per_pixel: 400, sample_rate: 8000 });
     expect(Math.abs(view.embed.waveform.length - 46)).toBeLessThanOrEqual(2);
 

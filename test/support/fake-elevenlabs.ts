@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the ElevenLabs API, speaking its documented protocol: `POST /v1/speech-to-text` (header
- * `xi-api-key`, multipart `file` + `model_id`) answering `{ language_code, text, words[{ text, start, end, type }] }`,
+ * `xi-api-key`, multipart `file` + `model_id`) answering `{ language_code, text, words[{ text, start, end, type, speaker_id, logprob }] }`,
  * and `POST /v1/audio-isolation` (multipart `audio`) answering audio/mpeg bytes. Errors answer `{ detail }` as the API does.
  */
 import { createServer, type Server } from "node:http";
@@ -25,25 +25,47 @@ export interface FakeElevenLabs {
   close(): Promise<void>;
 }
 
-export const sampleSpeech = {
+/**
+ * A conversation as the API documents its answer: ISO 639-3 `language_code`, and `words` of type word (punctuation
+ * inside the word's text), spacing and audio_event, each with `start`/`end` in seconds, `speaker_id` (null unless
+ * `diarize=true` was asked), `logprob` and `characters` (null unless character timestamps were asked).
+ */
+export const sampleSpeechWords = [
+  ["Hello", 0.1, 0.5, "word", "speaker_0", -0.01],
+  [" ", 0.5, 0.6, "spacing", "speaker_0", 0],
+  ["there,", 0.6, 0.9, "word", "speaker_0", -0.05],
+  [" ", 0.9, 0.95, "spacing", "speaker_0", 0],
+  ["how", 0.95, 1.1, "word", "speaker_0", -0.02],
+  [" ", 1.1, 1.15, "spacing", "speaker_0", 0],
+  ["are", 1.15, 1.3, "word", "speaker_0", -0.02],
+  [" ", 1.3, 1.35, "spacing", "speaker_0", 0],
+  ["you?", 1.35, 1.6, "word", "speaker_0", -0.1],
+  [" ", 1.6, 1.7, "spacing", "speaker_1", 0],
+  ["(laughter)", 1.7, 2.2, "audio_event", "speaker_1", 0],
+  [" ", 2.2, 2.3, "spacing", "speaker_1", 0],
+  ["I'm", 2.3, 2.5, "word", "speaker_1", -0.2],
+  [" ", 2.5, 2.55, "spacing", "speaker_1", 0],
+  ["fine", 2.55, 2.8, "word", "speaker_1", -0.03],
+  [" ", 2.8, 2.85, "spacing", "speaker_1", 0],
+  ["thanks", 2.85, 3.2, "word", "speaker_1", -0.7],
+  [" ", 3.2, 3.4, "spacing", "speaker_0", 0],
+  ["Good.", 3.4, 3.8, "word", "speaker_0", -0.01],
+] as const;
+
+export const sampleSpeech = (diarize: boolean) => ({
   language_code: "eng",
   language_probability: 0.98,
-  text: "Hello there. This is a test",
-  words: [
-    { text: "Hello", start: 0.1, end: 0.5, type: "word", logprob: -0.1 },
-    { text: " ", start: 0.5, end: 0.6, type: "spacing", logprob: 0 },
-    { text: "there.", start: 0.6, end: 1.0, type: "word", logprob: -0.1 },
-    { text: " ", start: 1.0, end: 1.2, type: "spacing", logprob: 0 },
-    { text: "(laughs)", start: 1.2, end: 1.5, type: "audio_event", logprob: 0 },
-    { text: "This", start: 1.5, end: 1.7, type: "word", logprob: -0.1 },
-    { text: " ", start: 1.7, end: 1.75, type: "spacing", logprob: 0 },
-    { text: "is", start: 1.75, end: 1.9, type: "word", logprob: -0.1 },
-    { text: " ", start: 1.9, end: 1.95, type: "spacing", logprob: 0 },
-    { text: "a", start: 1.95, end: 2.0, type: "word", logprob: -0.1 },
-    { text: " ", start: 2.0, end: 2.05, type: "spacing", logprob: 0 },
-    { text: "test", start: 2.05, end: 2.4, type: "word", logprob: -0.1 },
-  ],
-};
+  text: "Hello there, how are you? (laughter) I'm fine thanks Good.",
+  words: sampleSpeechWords.map(([text, start, end, type, speaker, logprob]) => ({
+    text,
+    start,
+    end,
+    type,
+    speaker_id: diarize ? speaker : null,
+    logprob,
+    characters: null,
+  })),
+});
 
 export async function startFakeElevenLabs(options: { isolated: Buffer; apiKey?: string }): Promise<FakeElevenLabs> {
   const apiKey = options.apiKey ?? "fake-elevenlabs-key-0123456789";
@@ -60,7 +82,7 @@ export async function startFakeElevenLabs(options: { isolated: Buffer; apiKey?: 
       else if (req.method !== "POST") reply = { status: 405, json: { detail: "Method Not Allowed" } };
       else if (request.path === "/v1/speech-to-text") {
         reply = request.files.file && request.fields.model_id
-          ? { status: 200, json: sampleSpeech }
+          ? { status: 200, json: sampleSpeech(request.fields.diarize === "true") }
           : { status: 422, json: { detail: [{ loc: ["body", "file"], msg: "field required", type: "value_error.missing" }] } };
       } else if (request.path === "/v1/audio-isolation") {
         reply = request.files.audio ? { status: 200, bytes: options.isolated, headers: { "Content-Type": "audio/mpeg" } } : { status: 422, json: { detail: "audio required" } };

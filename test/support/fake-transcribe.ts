@@ -15,24 +15,76 @@ export interface FakeJob {
 
 export type Forced = { status: number; type?: string; body?: unknown; delayMs?: number };
 
-export const sampleTranscribeOutput = (jobName: string) => ({
-  jobName,
-  accountId: "123456789012",
-  status: "COMPLETED",
-  results: {
-    language_code: "en-US",
-    transcripts: [{ transcript: "Hello there. This is a test" }],
-    items: [
-      { id: 0, type: "pronunciation", alternatives: [{ confidence: "0.99", content: "Hello" }], start_time: "0.1", end_time: "0.5" },
-      { id: 1, type: "pronunciation", alternatives: [{ confidence: "0.99", content: "there" }], start_time: "0.6", end_time: "1.0" },
-      { id: 2, type: "punctuation", alternatives: [{ confidence: "0.0", content: "." }] },
-      { id: 3, type: "pronunciation", alternatives: [{ confidence: "0.99", content: "This" }], start_time: "1.5", end_time: "1.7" },
-      { id: 4, type: "pronunciation", alternatives: [{ confidence: "0.99", content: "is" }], start_time: "1.75", end_time: "1.9" },
-      { id: 5, type: "pronunciation", alternatives: [{ confidence: "0.99", content: "a" }], start_time: "1.95", end_time: "2.0" },
-      { id: 6, type: "pronunciation", alternatives: [{ confidence: "0.99", content: "test" }], start_time: "2.05", end_time: "2.4" },
-    ],
-  },
-});
+/**
+ * The same conversation as Transcribe's documentation shows its output: pronunciation items with string times, a
+ * string confidence and, when the job asked for speaker labels, `speaker_label` (one item lacks it, as items that
+ * match a custom vocabulary do: `speaker_labels.segments` still cover it); punctuation items without times; the
+ * identified `language_code` when the job asked to identify it.
+ */
+const sampleItems = [
+  ["pronunciation", "Hello", "0.1", "0.5", "spk_0"],
+  ["pronunciation", "there", "0.6", "0.9", "spk_0"],
+  ["punctuation", ","],
+  ["pronunciation", "how", "0.95", "1.1", "spk_0"],
+  ["pronunciation", "are", "1.15", "1.3", "spk_0"],
+  ["pronunciation", "you", "1.35", "1.6", "spk_0"],
+  ["punctuation", "?"],
+  ["pronunciation", "I'm", "2.3", "2.5", "spk_1"],
+  ["pronunciation", "fine", "2.55", "2.8", "spk_1"],
+  ["pronunciation", "thanks", "2.85", "3.2"],
+  ["pronunciation", "Good", "3.4", "3.8", "spk_0"],
+  ["punctuation", "."],
+] as const;
+
+export const sampleTranscribeOutput = (job: FakeJob) => {
+  const labels = job.request.Settings?.ShowSpeakerLabels === true;
+  const identify = job.request.IdentifyLanguage === true;
+  return {
+    jobName: job.name,
+    accountId: "123456789012",
+    status: "COMPLETED",
+    results: {
+      ...(identify && {
+        language_code: "en-US",
+        language_identification: [
+          { score: "0.9712", code: "en-US" },
+          { score: "0.0188", code: "en-GB" },
+        ],
+      }),
+      transcripts: [{ transcript: "Hello there, how are you? I'm fine thanks Good." }],
+      ...(labels && {
+        speaker_labels: {
+          channel_label: "ch_0",
+          speakers: 2,
+          segments: [
+            ["0.1", "1.6", "spk_0"],
+            ["2.3", "3.2", "spk_1"],
+            ["3.4", "3.8", "spk_0"],
+          ].map(([start, end, speaker_label]) => ({
+            start_time: start,
+            end_time: end,
+            speaker_label,
+            items: sampleItems
+              .filter((i) => i[0] === "pronunciation" && Number(i[2]) >= Number(start) && Number(i[3]) <= Number(end!))
+              .map((i) => ({ start_time: i[2], end_time: i[3], speaker_label })),
+          })),
+        },
+      }),
+      items: sampleItems.map(([type, content, start_time, end_time, speaker], id) =>
+        type === "punctuation"
+          ? { id, type, alternatives: [{ confidence: "0.0", content }] }
+          : {
+              id,
+              type,
+              alternatives: [{ confidence: content === "thanks" ? "0.512" : "0.998", content }],
+              start_time,
+              end_time,
+              ...(labels && speaker && { speaker_label: speaker }),
+            },
+      ),
+    },
+  };
+};
 
 export interface FakeTranscribe {
   url: string;
@@ -71,7 +123,8 @@ export async function startFakeTranscribe(): Promise<FakeTranscribe> {
       if (forced?.delayMs) await new Promise((r) => setTimeout(r, forced.delayMs));
       if (forced) return send(res, forced.status, forced.body ?? {});
       const name = decodeURIComponent(req.url.slice("/transcripts/".length).replace(/\.json$/, ""));
-      return fake.jobs.has(name) ? send(res, 200, sampleTranscribeOutput(name)) : send(res, 403, "<Error><Code>AccessDenied</Code></Error>");
+      const job = fake.jobs.get(name);
+      return job ? send(res, 200, sampleTranscribeOutput(job)) : send(res, 403, "<Error><Code>AccessDenied</Code></Error>");
     }
     const target = String(req.headers["x-amz-target"] ?? "");
     fake.targets.push(target);

@@ -2,7 +2,7 @@
 import { TranscribeClient } from "@aws-sdk/client-transcribe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rawCid } from "../../blobs/raw-cid";
-import { type FakeTranscribe, startFakeTranscribe } from "../../../test/support/fake-transcribe";
+import { type FakeTranscribe, sampleTranscribeOutput, startFakeTranscribe } from "../../../test/support/fake-transcribe";
 import { type AudioRef, ProviderError } from "../provider-port";
 import { createTranscribeTranscriber, transcriptionJobName } from "./transcribe-transcriber";
 
@@ -36,27 +36,58 @@ const providerError = async (promise: Promise<unknown>): Promise<ProviderError> 
 };
 
 describe("aws-transcribe", () => {
-  it("starts a job on the blob's s3:// URI, polls it to COMPLETED and turns string times and untimed punctuation into segments", async () => {
+  it("starts a job on the blob's s3:// URI with speaker labels and language identification, and polls it to COMPLETED", async () => {
     const clip = audio();
-    const transcript = await transcriber().transcribe(clip, call());
+    await transcriber().transcribe(clip, call());
     const job = fake.jobs.get(transcriptionJobName(clip, undefined))!;
-    expect(job.request).toMatchObject({ Media: { MediaFileUri: `s3://svc-blobs/blobs/demo/${clip.cid}` }, MediaFormat: "m4a", IdentifyLanguage: true });
+    expect(job.request).toMatchObject({
+      Media: { MediaFileUri: `s3://svc-blobs/blobs/demo/${clip.cid}` },
+      MediaFormat: "m4a",
+      IdentifyLanguage: true,
+      Settings: { ShowSpeakerLabels: true, MaxSpeakerLabels: 10 },
+    });
+    expect(job.request).not.toHaveProperty("LanguageCode");
     expect(job.gets).toBe(2);
+  });
+
+  it("pronunciations become words (punctuation joins the word before it), speaker labels speakers, the identified language lang", async () => {
+    const transcript = await transcriber().transcribe(audio(), call());
+    const word = (text: string, startMs: number, endMs: number, confidence = 998) => ({ text, startMs, endMs, confidence });
     expect(transcript).toEqual({
-      text: "Hello there. This is a test",
+      text: "Hello there, how are you? I'm fine thanks Good.",
       lang: "en-US",
       segments: [
-        { startMs: 100, endMs: 1000, text: "Hello there." },
-        { startMs: 1500, endMs: 2400, text: "This is a test" },
+        {
+          startMs: 100,
+          endMs: 1600,
+          text: "Hello there, how are you?",
+          speaker: "speaker_0",
+          words: [word("Hello", 100, 500), word("there,", 600, 900), word("how", 950, 1100), word("are", 1150, 1300), word("you?", 1350, 1600)],
+        },
+        // "thanks" has no speaker_label of its own: speaker_labels.segments say spk_1 spoke then.
+        { startMs: 2300, endMs: 3200, text: "I'm fine thanks", speaker: "speaker_1", words: [word("I'm", 2300, 2500), word("fine", 2550, 2800), word("thanks", 2850, 3200, 512)] },
+        { startMs: 3400, endMs: 3800, text: "Good.", speaker: "speaker_0", words: [word("Good.", 3400, 3800)] },
       ],
     });
   });
 
-  it("SVC_PLATFORM_STT_MODEL as a language code sets LanguageCode", async () => {
+  it("an output without speaker labels gives segments without speakers, split at sentence ends only", async () => {
+    fake.forcedFiles.push({ status: 200, body: sampleTranscribeOutput({ name: "x", request: {}, gets: 0 }) });
+    const transcript = await transcriber().transcribe(audio(), call());
+    expect(transcript.segments!.map((s) => [s.text, s.startMs, s.endMs, s.speaker])).toEqual([
+      ["Hello there, how are you?", 100, 1600, undefined],
+      ["I'm fine thanks Good.", 2300, 3800, undefined],
+    ]);
+  });
+
+  it("SVC_PLATFORM_STT_MODEL as a language code sets LanguageCode instead of identification; lang is the job's language", async () => {
     const clip = audio();
     const transcript = await transcriber("en-GB").transcribe(clip, call());
-    expect(fake.jobs.get(transcriptionJobName(clip, "en-GB"))!.request).toMatchObject({ LanguageCode: "en-GB" });
+    const request = fake.jobs.get(transcriptionJobName(clip, "en-GB"))!.request;
+    expect(request).toMatchObject({ LanguageCode: "en-GB", Settings: { ShowSpeakerLabels: true } });
+    expect(request).not.toHaveProperty("IdentifyLanguage");
     expect(transcript.model).toBe("en-GB");
+    expect(transcript.lang).toBe("en-GB");
     expect((await providerError(transcriber("whisper-large").transcribe(audio(), call()))).disposition).toBe("fail");
   });
 
@@ -68,7 +99,7 @@ describe("aws-transcribe", () => {
     expect(fake.jobs.size).toBeGreaterThan(0);
     const before = fake.jobs.size;
     fake.inProgressGets = 0;
-    expect((await transcriber().transcribe(clip, call())).text).toBe("Hello there. This is a test");
+    expect((await transcriber().transcribe(clip, call())).text).toBe("Hello there, how are you? I'm fine thanks Good.");
     expect(fake.jobs.size).toBe(before);
   });
 

@@ -2,7 +2,8 @@
  * The `aws-transcribe` transcriber (the platform transcriber): StartTranscriptionJob on the blob's `s3://` URI under
  * a name derived from the blob and the model, then GetTranscriptionJob until COMPLETED or FAILED, bounded by the
  * call's deadline. A job still running then is `retry`: the queue's next attempt finds the same job by its name
- * instead of sleeping through the worker's time. The transcript is read from the job's TranscriptFileUri.
+ * instead of sleeping through the worker's time. The transcript is read from the job's TranscriptFileUri. Every job
+ * labels speakers; without a pinned language code Transcribe identifies the language.
  */
 import { createHash } from "node:crypto";
 import {
@@ -17,6 +18,7 @@ import type { AcceptedMimeType } from "../../records/accepted-types";
 import { blobKey } from "../../blobs/blob-key";
 import { type AudioRef, type ProviderCall, ProviderError, type Transcriber } from "../provider-port";
 import { providerFetch } from "../provider-http";
+import { languageTag } from "../language-tag";
 import { parseTranscribeOutput } from "./transcribe-output";
 
 export interface TranscribeOptions {
@@ -44,6 +46,9 @@ const mediaFormats: Record<AcceptedMimeType, MediaFormat> = {
 };
 
 const languageCode = /^[a-z]{2,3}-[A-Z]{2,3}$/;
+
+/** Transcribe needs a ceiling when it labels speakers (2 to 30); a voice post rarely has more than a few. */
+const maxSpeakers = 10;
 
 /** Deterministic, so a retried job finds the one already started: same blob, same model, same job. */
 export const transcriptionJobName = (audio: Pick<AudioRef, "appId" | "cid">, model: string | undefined): string =>
@@ -88,6 +93,7 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
             Media: { MediaFileUri: `s3://${bucket}/${blobKey(audio.appId, audio.cid)}` },
             MediaFormat: mediaFormats[audio.mimeType],
             ...(pinned ? { LanguageCode: pinned as LanguageCode } : { IdentifyLanguage: true }),
+            Settings: { ShowSpeakerLabels: true, MaxSpeakerLabels: maxSpeakers },
           }),
           { abortSignal },
         );
@@ -137,7 +143,7 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
         throw new ProviderError("fail", "aws-transcribe: malformed transcript output");
       }
       const parsed = parseTranscribeOutput(output);
-      const lang = parsed.lang ?? job.LanguageCode;
+      const lang = languageTag(parsed.lang ?? job.LanguageCode);
       return {
         text: parsed.text,
         ...(lang && { lang }),

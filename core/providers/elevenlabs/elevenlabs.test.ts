@@ -11,7 +11,7 @@ import { blobKey } from "../../blobs/blob-key";
 import type { FsBlobStore } from "../../blobs/blob-store";
 import { createFsBlobStore } from "../../blobs/fs-blob-store";
 import { resolveFfmpegPath } from "../../rendition/ffmpeg-path";
-import { type FakeElevenLabs, startFakeElevenLabs } from "../../../test/support/fake-elevenlabs";
+import { type FakeElevenLabs, sampleSpeech, startFakeElevenLabs } from "../../../test/support/fake-elevenlabs";
 import { makeClip } from "../../../test/support/rendition-fixtures";
 import { type AudioRef, ProviderError } from "../provider-port";
 import { createElevenLabsDenoiser } from "./elevenlabs-denoiser";
@@ -55,21 +55,62 @@ const providerError = async (promise: Promise<unknown>): Promise<ProviderError> 
 };
 
 describe("elevenlabs speech to text", () => {
-  it("posts multipart file and model_id (default scribe_v2) with xi-api-key; words become text, lang and segments", async () => {
+  it("posts multipart file and model_id (default scribe_v2) with xi-api-key, asking for word timestamps and diarization", async () => {
     const audio = await put("audio/webm");
-    const transcript = await transcriber().transcribe(audio, call());
+    await transcriber().transcribe(audio, call());
     const request = fake.seen.at(-1)!;
-    expect(request).toMatchObject({ path: "/v1/speech-to-text", apiKey: fake.apiKey, fields: { model_id: "scribe_v2" } });
+    expect(request).toMatchObject({
+      path: "/v1/speech-to-text",
+      apiKey: fake.apiKey,
+      fields: { model_id: "scribe_v2", timestamps_granularity: "word", diarize: "true" },
+    });
     expect(request.files.file).toEqual({ size: audio.size, mimeType: "audio/webm" });
+  });
+
+  it("words become segments with words, speakers and events; spacing is no word, an audio event no word; ISO 639-3 eng is lang en", async () => {
+    const transcript = await transcriber().transcribe(await put("audio/webm"), call());
     expect(transcript).toEqual({
-      text: "Hello there. This is a test",
-      lang: "eng",
+      text: "Hello there, how are you? (laughter) I'm fine thanks Good.",
+      lang: "en",
       model: "scribe_v2",
       segments: [
-        { startMs: 100, endMs: 1000, text: "Hello there." },
-        { startMs: 1500, endMs: 2400, text: "This is a test" },
+        {
+          startMs: 100,
+          endMs: 1600,
+          text: "Hello there, how are you?",
+          speaker: "speaker_0",
+          words: [
+            { text: "Hello", startMs: 100, endMs: 500, confidence: 990 },
+            { text: "there,", startMs: 600, endMs: 900, confidence: 951 },
+            { text: "how", startMs: 950, endMs: 1100, confidence: 980 },
+            { text: "are", startMs: 1150, endMs: 1300, confidence: 980 },
+            { text: "you?", startMs: 1350, endMs: 1600, confidence: 905 },
+          ],
+        },
+        {
+          startMs: 2300,
+          endMs: 3200,
+          text: "I'm fine thanks",
+          speaker: "speaker_1",
+          words: [
+            { text: "I'm", startMs: 2300, endMs: 2500, confidence: 819 },
+            { text: "fine", startMs: 2550, endMs: 2800, confidence: 970 },
+            { text: "thanks", startMs: 2850, endMs: 3200, confidence: 497 },
+          ],
+          events: [{ text: "(laughter)", startMs: 1700, endMs: 2200 }],
+        },
+        { startMs: 3400, endMs: 3800, text: "Good.", speaker: "speaker_0", words: [{ text: "Good.", startMs: 3400, endMs: 3800, confidence: 990 }] },
       ],
     });
+  });
+
+  it("an answer without speaker ids gives segments without speakers, split at sentence ends only", async () => {
+    fake.queue.push({ status: 200, json: sampleSpeech(false) });
+    const transcript = await transcriber().transcribe(await put("audio/wav"), call());
+    expect(transcript.segments!.map((s) => [s.text, s.startMs, s.endMs, s.speaker])).toEqual([
+      ["Hello there, how are you?", 100, 1600, undefined],
+      ["I'm fine thanks Good.", 2300, 3800, undefined],
+    ]);
   });
 
   it("sends the pinned model (ELEVENLABS_STT_MODEL or a pin)", async () => {
@@ -91,7 +132,7 @@ describe("elevenlabs speech to text", () => {
     const audio = await put("audio/ogg");
     fake.queue.push({ status: 429, json: { detail: { status: "too_many_concurrent_requests" } } });
     expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("retry");
-    expect((await transcriber().transcribe(audio, call())).text).toBe("Hello there. This is a test");
+    expect((await transcriber().transcribe(audio, call())).text).toBe(sampleSpeech(true).text);
   });
 
   it("a timeout and a 5xx are retried", async () => {
