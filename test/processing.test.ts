@@ -6,7 +6,7 @@ import { startTestService, type TestService } from "./support/test-service";
 import { startWebhookReceiver } from "./support/webhook-receiver";
 import { webhookSecret } from "./support/enrichment-harness";
 import { verifyWebhook } from "../core/webhooks/verify-webhook";
-import { stubWaveform } from "../core/providers/stub-providers";
+import { stubTranscriber, stubWaveform } from "../core/providers/stub-providers";
 import type { Waveform } from "../core/providers/provider-port";
 
 const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
@@ -72,6 +72,39 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       expect(list.status, list.body.toString()).toBe(200);
       const listed = (list.json.data.items as { uri: string; embed: { waveform: unknown } }[]).find((item) => item.uri.endsWith(postId));
       expect(listed?.embed.waveform).toEqual(expected);
+    });
+
+    it("embed.transcript carries the detected language, and segments with speakers and words, each segment spanning its words", async () => {
+      const blob = await seedAudio(svc.deps, "alpha", undefined, 20_000);
+      const created = await svc.post("/api/v1/posts", { actor: "pr-words", json: audioPost(blob, { transcribe: true }) });
+      expect(created.status, created.body.toString()).toBe(201);
+      const transcript = (await svc.get(`/api/v1/posts/${created.json.data.postId}`, { actor: "pr-words" })).json.data.embed.transcript;
+      const expected = await stubTranscriber().transcribe(
+        { appId: "alpha", cid: blob.ref.$link, mimeType: blob.mimeType, size: blob.size, durationMs: 20_000 },
+        { signal: new AbortController().signal, deadline: Infinity },
+      );
+      expect(transcript).toEqual({ text: expected.text, lang: "en", segments: expected.segments });
+      expect(transcript.segments.map((s: { speaker: string }) => s.speaker).slice(0, 3)).toEqual(["speaker_0", "speaker_1", "speaker_0"]);
+      for (const segment of transcript.segments as { startMs: number; endMs: number; words: { startMs: number; endMs: number }[] }[]) {
+        expect(segment.startMs).toBe(segment.words[0]!.startMs);
+        expect(segment.endMs).toBe(segment.words.at(-1)!.endMs);
+      }
+    });
+
+    it("a transcript stored before words, speakers and language still reads as it was stored", async () => {
+      const postId = await audioPostBy("pr-old");
+      const did = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-old" })).json.data.uri.split("/")[2];
+      const record = {
+        $type: "dev.svc.audio.transcript",
+        subject: { uri: `at://${did}/dev.svc.audio.post/${postId}`, cid: "bafyreie5737gdxlw5i64vzichcalba3z2v5n6icifvx5xytvske7mr3hpm" },
+        text: "Stored long ago.",
+        segments: [{ startMs: 0, endMs: 500, text: "Stored long ago." }],
+        createdAt: "2026-01-01T00:00:00.000Z",
+      };
+      await svc.deps.sql.query("INSERT INTO transcripts (app_id, rkey, record, cid, updated_at) VALUES ($1, $2, $3::json, $4, now())", ["alpha", postId, JSON.stringify(record), "bafyreiold"]);
+      const view = await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-old" });
+      expect(view.status).toBe(200);
+      expect(view.json.data.embed.transcript).toEqual({ text: "Stored long ago.", segments: [{ startMs: 0, endMs: 500, text: "Stored long ago." }] });
     });
 
     it("processing is absent from the view when no stage was ever requested", async () => {

@@ -84,7 +84,15 @@ describe.each(backends)("real providers end to end on $name", (backend) => {
     expect(Math.abs((await decodeSamples(played.body)).length / 48 - 2300)).toBeLessThanOrEqual(150);
 
     expect(view.embed.transcript).toMatchObject({ text: "Hello there, how are you? (laughter) I'm fine thanks Good.", lang: "en" });
-    expect(view.embed.transcript.segments).toHaveLength(3);
+    expect(view.embed.transcript.segments.map((s: { speaker: string; text: string }) => [s.speaker, s.text])).toEqual([
+      ["speaker_0", "Hello there, how are you?"],
+      ["speaker_1", "I'm fine thanks"],
+      ["speaker_0", "Good."],
+    ]);
+    expect(view.embed.transcript.segments[1]).toMatchObject({
+      words: [{ text: "I'm", startMs: 2300, endMs: 2500, confidence: 819 }, { text: "fine" }, { text: "thanks" }],
+      events: [{ text: "(laughter)", startMs: 1700, endMs: 2200 }],
+    });
     expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8, samples_per_pixel: 400, sample_rate: 8000 });
     expect(Math.abs(view.embed.waveform.length - 46)).toBeLessThanOrEqual(2);
 

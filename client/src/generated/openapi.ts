@@ -302,12 +302,36 @@ export interface components {
         /** @description Lifted from the post's dev.svc.audio.transcript record at read time. */
         Transcript: {
             text: string;
+            /** @description The detected language as a BCP-47 tag, where the provider detects it. */
             lang?: string;
-            segments?: {
-                startMs: number;
-                endMs: number;
-                text: string;
-            }[];
+            segments?: components["schemas"]["TranscriptSegment"][];
+        };
+        /** @description A sound that is not speech, such as (laughter), as the provider tags it: never a word. */
+        TranscriptEvent: {
+            text: string;
+            startMs: number;
+            endMs: number;
+        };
+        /** @description A timed span: it ends at a sentence end, where the speaker changes, or after about 12 seconds, and spans its words. */
+        TranscriptSegment: {
+            startMs: number;
+            endMs: number;
+            text: string;
+            /** @description Who speaks, where the provider diarizes: speaker_0, speaker_1, ... in order of first appearance. */
+            speaker?: string;
+            /** @description The timed words in order; each word's text occurs in the segment's text, in this order, so captions can be cut at any word. */
+            words?: components["schemas"]["TranscriptWord"][];
+            /** @description Sounds that are not speech, where the provider tags them. */
+            events?: components["schemas"]["TranscriptEvent"][];
+        };
+        /** @description A spoken word. */
+        TranscriptWord: {
+            /** @description The word, with the punctuation written after it. */
+            text: string;
+            startMs: number;
+            endMs: number;
+            /** @description The provider's confidence in thousandths (987 is 0.987). */
+            confidence?: number;
         };
         /** @description What the acting actor may do with the post; absent on a viewer-less read. */
         Viewer: {
