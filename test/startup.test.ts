@@ -60,6 +60,9 @@ describe("startup configuration", () => {
     ["TRUSTED_PROXY_HOPS", "two"],
     ["CLIENT_IP_SOURCE", "cf-connecting-ip"],
     ["LOG_LEVEL", "verbose"],
+    ["PORT", "80a"],
+    ["PORT", "65536"],
+    ["RENDITION_PORT", "-1"],
   ];
   it.each(invalid)("an invalid %s (%s) stops startup naming it", (name, value) => {
     const err = problemFor({ ...valid, [name]: value });

@@ -1,12 +1,11 @@
 /** Parses the environment once into a typed Config; fatal problems throw ConfigError, per-tenant ones are logged and dropped. */
-import { defaultTimeouts, type BlobConfig, type Config, type DatabaseConfig, type LogLevel, type Tenant } from "./types";
+import type { BlobConfig, Config, DatabaseConfig, Tenant } from "./types";
 import { parseAppList } from "./app-list";
 import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
 import { isDidWeb } from "../tenancy/did-web";
-import { readVariables } from "./read-variables";
+import { readVariables, type ReadVariable } from "./read-variables";
 import { minSecretLength, shortSecret } from "./secret-length";
-import { parseDatabaseUrl } from "./variable-parsers";
 import type { VariableScope } from "./variable-scopes";
 
 export type ConfigLog = {
@@ -41,10 +40,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
   // The table's walk: required rows, and each value through its row's parser (see variables.ts).
   const read = readVariables(env, fail, scopes);
 
-  const nodeEnv = read("NODE_ENV") ?? "development";
+  const nodeEnv = read("NODE_ENV");
   const production = nodeEnv === "production";
-  const logLevel = read<LogLevel>("LOG_LEVEL") ?? (production ? "info" : "debug");
-  const database = read<DatabaseConfig>("DATABASE_URL");
+  const logLevel = read("LOG_LEVEL") ?? (production ? "info" : "debug");
+  const database = read("DATABASE_URL");
   const publicBaseUrl = read("SVC_PUBLIC_BASE_URL");
   const pdsHost = read("SVC_PDS_HOST");
   const playbackSigningKey = read("SVC_PLAYBACK_SIGNING_KEY");
@@ -67,8 +66,6 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     systemAuthToken = undefined;
   }
 
-  const trustedProxyHops = read<number>("TRUSTED_PROXY_HOPS") ?? 0;
-  const clientIpSource = read<"forwarded" | "edge">("CLIENT_IP_SOURCE") ?? "forwarded";
 
   const rawDeployedAt = read("SVC_DEPLOYED_AT");
   let deployedAt: string | null = null;
@@ -80,13 +77,13 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
   }
 
   const timeouts = {
-    dbConnectMs: read<number>("SVC_DB_CONNECT_TIMEOUT_MS") ?? defaultTimeouts.dbConnectMs,
-    dbStatementMs: read<number>("SVC_DB_STATEMENT_TIMEOUT_MS") ?? defaultTimeouts.dbStatementMs,
-    requestDeadlineMs: read<number>("SVC_REQUEST_DEADLINE_MS") ?? defaultTimeouts.requestDeadlineMs,
-    idleMs: read<number>("SVC_IDLE_TIMEOUT_MS") ?? defaultTimeouts.idleMs,
+    dbConnectMs: read("SVC_DB_CONNECT_TIMEOUT_MS"),
+    dbStatementMs: read("SVC_DB_STATEMENT_TIMEOUT_MS"),
+    requestDeadlineMs: read("SVC_REQUEST_DEADLINE_MS"),
+    idleMs: read("SVC_IDLE_TIMEOUT_MS"),
   };
 
-  const tenants = parseTenants(env, log);
+  const tenants = parseTenants(read, log);
   const processing = parseProcessingConfig(read, log);
   const rendition = parseRenditionTarget(read, systemAuthToken, fail, log);
 
@@ -103,8 +100,9 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     tenants,
     ...(systemAuthToken !== undefined && { systemAuthToken }),
     ...(rendition !== undefined && { rendition }),
-    trustedProxyHops,
-    clientIpSource,
+    trustedProxyHops: read("TRUSTED_PROXY_HOPS"),
+    clientIpSource: read("CLIENT_IP_SOURCE"),
+    listen: { host: read("HOST"), port: read("PORT") },
     sha: read("SVC_GIT_SHA") ?? null,
     deployedAt,
     processing,
@@ -128,13 +126,13 @@ export function parseDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
     problems.push({ variable, message });
     return undefined;
   };
-  const value = env.DATABASE_URL?.trim();
-  const database = value ? parseDatabaseUrl(value, fail) : fail("DATABASE_URL", "DATABASE_URL is required");
-  if (!database) throw new ConfigError(problems);
+  const database = readVariables(env, fail, ["sql"])("DATABASE_URL");
+  if (!database || problems.length > 0) throw new ConfigError(problems);
   return database;
 }
-function parseTenants(env: NodeJS.ProcessEnv, log: ConfigLog): Map<string, Tenant> {
-  const tokens = parseAppList("SVC_APP_TOKENS", env.SVC_APP_TOKENS, shortSecret("token"), log);
+
+function parseTenants(read: ReadVariable, log: ConfigLog): Map<string, Tenant> {
+  const tokens = parseAppList("SVC_APP_TOKENS", read("SVC_APP_TOKENS"), shortSecret("token"), log);
   // One token naming two tenants would make the tenancy key ambiguous: the later tenant loses it.
   const owners = new Map<string, string>();
   for (const [appId, token] of tokens) {
@@ -150,7 +148,7 @@ function parseTenants(env: NodeJS.ProcessEnv, log: ConfigLog): Map<string, Tenan
 
   const dids = parseAppList(
     "SVC_APP_DIDS",
-    env.SVC_APP_DIDS,
+    read("SVC_APP_DIDS"),
     (did) => (isDidWeb(did) ? undefined : "not a valid did:web DID"),
     log,
   );

@@ -1,6 +1,8 @@
 /** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
 import type { Stage } from "../records/stages";
+import type { VariableName } from "./variables";
 import { parseAppList, type AppListLog } from "./app-list";
+import type { ReadVariable } from "./read-variables";
 import { shortSecret } from "./secret-length";
 
 /** A provider named in a variable, optionally pinning a model (`elevenlabs:scribe_v2`). */
@@ -41,7 +43,7 @@ export interface ProcessingConfig {
   platformSttModel?: string;
   elevenLabsApiKey?: string;
   elevenLabsSttModel?: string;
-  /** ELEVENLABS_BASE_URL (tests, proxies); default https://api.elevenlabs.io. */
+  /** ELEVENLABS_BASE_URL (tests, proxies). */
   elevenLabsBaseUrl: string;
   /** PROCESSING_QUEUE_URL (SQS). */
   queueUrl?: string;
@@ -56,13 +58,11 @@ export interface ProcessingConfig {
 export const processingVariables = {
   defaults: { transcribe: "SVC_TRANSCRIBER", denoise: "SVC_DENOISER", trim: "SVC_TRIMMER", waveform: "SVC_WAVEFORM" },
   pins: { transcribe: "SVC_APP_TRANSCRIBERS", denoise: "SVC_APP_DENOISERS", trim: "SVC_APP_TRIMMERS", waveform: "SVC_APP_WAVEFORMS" },
-} as const satisfies Record<string, Record<Stage, string>>;
+} as const satisfies Record<string, Record<Stage, VariableName>>;
 
 const stages: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
 const providerName = /^[a-z0-9][a-z0-9-]*$/;
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-export const defaultCloudTasksBaseUrl = "https://cloudtasks.googleapis.com";
 
 /** `provider` or `provider:model`; undefined when the provider part is not a provider name. */
 export const parseProviderValue = (value: string): ProviderValue | undefined => {
@@ -73,16 +73,13 @@ export const parseProviderValue = (value: string): ProviderValue | undefined => 
   return model ? { provider, model } : { provider };
 };
 
-/** A variable's value as the table's reader (`readVariables`) gives it. */
-type ReadVariable = (name: string) => string | undefined;
-
 /**
  * `read` is the variable table's reader (`readVariables`), as for every other variable: each name read is a row, and
  * unset, empty and whitespace-only values read alike. Misconfigured processing settings are logged and dropped here
  * rather than refused at startup: the rest of the service runs without them.
  */
 export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { warn(msg: string, ...extra: Record<string, unknown>[]): void }): ProcessingConfig {
-  const flag = (name: string): boolean => {
+  const flag = (name: VariableName): boolean => {
     const value = read(name);
     if (value === undefined || value === "false") return false;
     if (value === "true") return true;
@@ -124,7 +121,7 @@ export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { wa
     ...optional("platformSttModel", read("SVC_PLATFORM_STT_MODEL")),
     ...optional("elevenLabsApiKey", read("ELEVENLABS_API_KEY")),
     ...optional("elevenLabsSttModel", read("ELEVENLABS_STT_MODEL")),
-    elevenLabsBaseUrl: (read("ELEVENLABS_BASE_URL") ?? "https://api.elevenlabs.io").replace(/\/+$/, ""),
+    elevenLabsBaseUrl: read("ELEVENLABS_BASE_URL").replace(/\/+$/, ""),
     ...optional("queueUrl", read("PROCESSING_QUEUE_URL")),
     ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),
     ...optional("tasks", parseTaskQueue(read, log)),
@@ -134,7 +131,7 @@ export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { wa
 
 const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
 
-function parseTaskQueue(read: (name: string) => string | undefined, log: AppListLog): TaskQueueConfig | undefined {
+function parseTaskQueue(read: ReadVariable, log: AppListLog): TaskQueueConfig | undefined {
   const location = read("SVC_TASKS_LOCATION");
   const queue = read("SVC_TASKS_QUEUE");
   const workerUrl = read("SVC_TASKS_WORKER_URL");
@@ -156,7 +153,7 @@ function parseTaskQueue(read: (name: string) => string | undefined, log: AppList
     location: location!,
     queue: queue!,
     workerUrl: workerUrl!,
-    baseUrl: (read("CLOUD_TASKS_BASE_URL") ?? defaultCloudTasksBaseUrl).replace(/\/+$/, ""),
+    baseUrl: read("CLOUD_TASKS_BASE_URL").replace(/\/+$/, ""),
     ...(project !== undefined && { project }),
     ...(accessToken !== undefined && { accessToken }),
   };

@@ -5,27 +5,33 @@ import { configVariables, type ConfigVariable } from "./variables";
 
 /**
  * The README's Configuration tables, generated from the variable table: the scopes (what a function reaches), then
- * one line per variable, except that consecutive rows with the same description, requirement and scopes share a
- * line. `npm run readme:config` writes them into the README.
+ * one line per variable, except that consecutive rows with the same description, requirement, scopes and default
+ * share a line. `npm run readme:config` writes them into the README.
  */
 export const configurationTable = (rows: readonly ConfigVariable[] = configVariables): string => {
-  const required = (row: ConfigVariable) => (row.required ? "yes" : (row.requiredWhen ?? ""));
-  const scopes = (row: ConfigVariable) => row.scopes.map((scope) => `\`${scope}\``).join(", ");
-  const lines: { names: string[]; required: string; scopes: string; description: string }[] = [];
+  const cells = (row: ConfigVariable) => ({
+    required: row.required ? "yes" : (row.requiredWhen ?? ""),
+    scopes: row.scopes.map((scope) => `\`${scope}\``).join(", "),
+    default: row.default === undefined ? "" : `\`${String(row.default)}\``,
+    description: row.description,
+  });
+  const lines: ({ names: string[] } & ReturnType<typeof cells>)[] = [];
   for (const row of rows) {
     const last = lines.at(-1);
-    if (last && last.description === row.description && last.required === required(row) && last.scopes === scopes(row)) last.names.push(row.name);
-    else lines.push({ names: [row.name], required: required(row), scopes: scopes(row), description: row.description });
+    const line = cells(row);
+    if (last && (Object.keys(line) as (keyof typeof line)[]).every((key) => last[key] === line[key])) last.names.push(row.name);
+    else lines.push({ names: [row.name], ...line });
   }
   const legend = Object.entries(variableScopes).map(([scope, meaning]) => `| \`${scope}\` | ${meaning} |`);
+  const cell = (text: string) => (text ? ` ${text} ` : " ");
   const body = lines.map(
-    (l) => `| ${l.names.map((n) => `\`${n}\``).join(", ")} |${l.required ? ` ${l.required} ` : " "}| ${l.scopes} | ${l.description} |`,
+    (l) => `| ${l.names.map((n) => `\`${n}\``).join(", ")} |${cell(l.required)}| ${l.scopes} |${cell(l.default)}| ${l.description} |`,
   );
-  return [scopeHeader, "|---|---|", ...legend, "", variableHeader, "|---|---|---|---|", ...body].join("\n");
+  return [scopeHeader, "|---|---|", ...legend, "", variableHeader, "|---|---|---|---|---|", ...body].join("\n");
 };
 
 const scopeHeader = "| Scope | Functions that reach it |";
-const variableHeader = "| Variable | Required | Scopes | Rule |";
+const variableHeader = "| Variable | Required | Scopes | Default | Rule |";
 
 export const readmePath = path.resolve(import.meta.dirname, "../../README.md");
 

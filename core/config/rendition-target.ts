@@ -12,7 +12,7 @@ export interface RenditionTarget {
 const minTokenLength = 32;
 
 export function parseRenditionTarget(
-  read: (name: string) => string | undefined,
+  read: (name: "SVC_RENDITION_SERVICE_URL" | "RENDITION_SERVICE_TOKEN") => string | undefined,
   systemAuthToken: string | undefined,
   fail: (variable: string, message: string) => undefined,
   log: { error(message: string, ...extra: Record<string, unknown>[]): void },

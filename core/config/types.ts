@@ -11,7 +11,7 @@ export type BlobConfig = { kind: "fs"; dir: string } | { kind: "s3"; bucket: str
 
 export type { Tenant } from "../tenancy/tenant";
 
-/** How long anything waits on a dependency (see the variable table). */
+/** How long anything waits on a dependency (the variable table holds each default). */
 export interface Timeouts {
   /** Opening a database connection (pg `connectionTimeoutMillis`, the Data API client's connection timeout). */
   dbConnectMs: number;
@@ -22,8 +22,6 @@ export interface Timeouts {
   /** A Node host connection that sends nothing (a stalled upload) is closed after this long. */
   idleMs: number;
 }
-
-export const defaultTimeouts: Timeouts = { dbConnectMs: 5_000, dbStatementMs: 10_000, requestDeadlineMs: 20_000, idleMs: 30_000 };
 
 export type { LogLevel } from "../observability/logger";
 
@@ -50,6 +48,8 @@ export interface Config {
   trustedProxyHops: number;
   /** `forwarded` reads X-Forwarded-For; `edge` uses the address the edge saw (API Gateway sourceIp, socket address). */
   clientIpSource: "forwarded" | "edge";
+  /** Where the Node host listens (HOST, PORT). */
+  listen: { host: string; port: number };
   /** Build identity for /health. */
   sha: string | null;
   deployedAt: string | null;

@@ -88,3 +88,6 @@ export function parsePdsHost(value: string, fail: Fail): string | undefined {
   return value.toLowerCase();
 }
 
+
+export const port: VariableParser<number> = (value, fail, name) =>
+  /^\d{1,5}$/.test(value) && Number(value) <= 65535 ? Number(value) : fail(name, `${name} must be a TCP port number from 0 to 65535`);

@@ -6,6 +6,7 @@ import {
   parseDatabaseUrl,
   parsePdsHost,
   parsePublicBaseUrl,
+  port,
   secret,
   type VariableParser,
 } from "./variable-parsers";
@@ -13,13 +14,14 @@ import type { VariableScope } from "./variable-scopes";
 
 /**
  * One row per environment variable: the parser walks this table (a required row that is unset, or a value its
- * `parse` refuses, is a startup error naming it), the startup hints print `rule`, and the README's Configuration
- * table is generated from `required`, `scopes` and `description` (`npm run readme:config`; a test fails while it
- * differs). A function parses only with its scopes' rows required (a route's Lambda its route's, the Node host all).
- * To add a variable, add a row here (with `parse` when its value has a shape to check), read it in the parser with
+ * `parse` refuses, is a startup error naming it; an unset row with a `default` reads as that default), the startup
+ * hints print `rule` and the default, and the README's Configuration table is generated from `required`, `scopes`,
+ * `default` and `description` (`npm run readme:config`; a test fails while it differs). A function parses only with
+ * its scopes' rows required (a route's Lambda its route's, the Node host all). To add a variable, add a row here
+ * (with `parse` when its value has a shape to check, `default` when unset means a value), read it in the parser with
  * `read("NAME")`, and regenerate the README table. Consecutive rows with the same description share a README line.
  */
-export interface ConfigVariable {
+export interface ConfigVariable<T = unknown> {
   name: string;
   /** A function of one of its scopes will not start without it. */
   required: boolean;
@@ -32,389 +34,430 @@ export interface ConfigVariable {
   requiredWhen?: string;
   /** The rule, in one line, printed under a startup error. */
   rule: string;
-  /** The README's description (Markdown). */
+  /** The README's description (Markdown). A default that is a value belongs in `default`, not here. */
   description: string;
   /** Turns the trimmed value into its typed value; without it the value is the trimmed string. */
-  parse?: VariableParser;
+  parse?: VariableParser<T>;
+  /** The value an unset variable reads as, written only here: the parser returns it and the README shows it. */
+  default?: T;
 }
 
-export const configVariables: readonly ConfigVariable[] = [
-  {
+/** A row typed by its parser (a string without one) and by whether it has a default, so the reader types its value. */
+interface TypedVariable<N extends string, T, D extends T | undefined> extends ConfigVariable<T> {
+  name: N;
+  default?: D;
+}
+
+const row = <const N extends string, T = string, D extends T | undefined = undefined>(
+  variable: Omit<ConfigVariable<T>, "name" | "default"> & { name: N; default?: D },
+): TypedVariable<N, T, D> => variable;
+
+const rows = [
+  row({
     name: "DATABASE_URL",
     required: true,
     scopes: ["sql", "probes"],
     rule: "pglite://<dir> (pglite://memory in memory), postgres:// or postgresql://, or rds-data://<database>?resourceArn=<url-encoded>&secretArn=<url-encoded>[&region=]",
     description: "`pglite://<dir>` (`pglite://memory` in memory), `postgres://` / `postgresql://`, or `rds-data://<database>?resourceArn=<url-encoded>&secretArn=<url-encoded>[&region=]`",
     parse: parseDatabaseUrl,
-  },
-  {
+  }),
+  row({
     name: "SVC_PUBLIC_BASE_URL",
     required: true,
     scopes: ["playback", "description"],
     rule: "Absolute http(s) base URL of the deployment; a trailing slash is dropped",
     description: "Absolute http(s) base URL of the deployment; playback URLs point back at it",
     parse: parsePublicBaseUrl,
-  },
-  {
+  }),
+  row({
     name: "SVC_PDS_HOST",
     required: true,
     scopes: ["tenants"],
     rule: "host or host:port that a tenant DID's custody service endpoint must point at",
     description: "host or host:port that a tenant DID's custody service endpoint must point at",
     parse: parsePdsHost,
-  },
-  {
+  }),
+  row({
     name: "SVC_PLAYBACK_SIGNING_KEY",
     required: true,
     scopes: ["playback"],
     rule: "At least 32 characters; signs playback URLs",
     description: "At least 32 characters; signs playback URLs",
     parse: secret,
-  },
-  {
+  }),
+  row({
     name: "SVC_BLOB_DIR",
     required: false,
     scopes: ["blobs", "probes", "rendition-service"],
     requiredWhen: "one of these two",
     rule: "Filesystem blob store directory; this or SVC_BLOB_BUCKET is required",
     description: "Filesystem blob store directory",
-  },
-  {
+  }),
+  row({
     name: "SVC_BLOB_BUCKET",
     required: false,
     scopes: ["blobs", "probes", "rendition-service"],
     requiredWhen: "one of these two",
     rule: "S3 bucket, used when SVC_BLOB_DIR is unset (AWS_REGION, AWS_ENDPOINT_URL_S3 apply)",
     description: "S3 bucket when `SVC_BLOB_DIR` is unset (`AWS_REGION`, `AWS_ENDPOINT_URL_S3` apply)",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_TOKENS",
     required: false,
     scopes: ["tenants"],
     rule: "Comma-separated appId:token; tokens at least 32 characters; bad entries are dropped with an error log",
     description: "Comma-separated `appId:token`; tokens at least 32 characters; bad entries are dropped with an error log naming the tenant",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_DIDS",
     required: false,
     scopes: ["tenants", "stages"],
     rule: "Comma-separated appId:did (did:web); a tenant in only one of SVC_APP_TOKENS and SVC_APP_DIDS is warned about",
     description: "Comma-separated `appId:did` (did:web, split on the first colon); a tenant in only one of the two lists is logged as drift",
-  },
-  {
+  }),
+  row({
     name: "SYSTEM_AUTH_TOKEN",
     required: false,
     scopes: ["system", "providers", "renditions", "rendition-service"],
     rule: "At least 32 characters; unset (or too short) makes /api/v1/system/* answer 503",
     description: "At least 32 characters; unset, `/api/v1/system/*` answers 503",
-  },
-  {
+  }),
+  row({
     name: "TRUSTED_PROXY_HOPS",
     required: false,
     scopes: ["http"],
-    rule: "Non-negative integer, default 0",
-    description: "Proxy hops trusted in `X-Forwarded-For`; default 0 (the header is ignored)",
+    rule: "Non-negative integer",
+    description: "Proxy hops trusted in `X-Forwarded-For` (0: the header is ignored)",
     parse: nonNegativeInteger,
-  },
-  {
+    default: 0,
+  }),
+  row({
     name: "CLIENT_IP_SOURCE",
     required: false,
     scopes: ["http"],
-    rule: "forwarded (X-Forwarded-For, default) or edge (address the edge saw)",
-    description: "`forwarded` (default, `X-Forwarded-For` with the trusted hops) or `edge` (the address the edge saw)",
+    rule: "forwarded (X-Forwarded-For) or edge (address the edge saw)",
+    description: "`forwarded` (`X-Forwarded-For` with the trusted hops) or `edge` (the address the edge saw)",
     parse: clientIpSource,
-  },
-  {
+    default: "forwarded",
+  }),
+  row({
     name: "LOG_LEVEL",
     required: false,
     scopes: ["always"],
     rule: "debug, info, warn, error or silent; default info in production, debug otherwise",
     description: "`debug`, `info`, `warn`, `error` or `silent`; default `info` in production, `debug` otherwise",
     parse: logLevel,
-  },
-  {
+  }),
+  row({
     name: "NODE_ENV",
     required: false,
     scopes: ["always"],
-    rule: "production in deploys; default development",
-    description: "`production` in deploys; default `development`",
-  },
-  {
+    rule: "production in deploys",
+    description: "`production` in deploys",
+    default: "development",
+  }),
+  row({
     name: "SVC_DB_CONNECT_TIMEOUT_MS",
     required: false,
     scopes: ["sql"],
-    rule: "Milliseconds to open a database connection before answering 503; default 5000",
-    description: "Milliseconds to open a database connection (pg, the Data API client); default 5000",
+    rule: "Milliseconds to open a database connection before answering 503",
+    description: "Milliseconds to open a database connection (pg, the Data API client)",
     parse: milliseconds,
-  },
-  {
+    default: 5_000,
+  }),
+  row({
     name: "SVC_DB_STATEMENT_TIMEOUT_MS",
     required: false,
     scopes: ["sql"],
-    rule: "Milliseconds one SQL statement may run (Postgres statement_timeout, client read timeout, Data API request timeout); default 10000",
-    description: "Milliseconds one SQL statement may take (Postgres `statement_timeout` plus a client read timeout; the Data API request timeout); default 10000",
+    rule: "Milliseconds one SQL statement may run (Postgres statement_timeout, client read timeout, Data API request timeout)",
+    description: "Milliseconds one SQL statement may take (Postgres `statement_timeout` plus a client read timeout; the Data API request timeout)",
     parse: milliseconds,
-  },
-  {
+    default: 10_000,
+  }),
+  row({
     name: "SVC_REQUEST_DEADLINE_MS",
     required: false,
     scopes: ["http"],
-    rule: "Milliseconds a request may take before it is answered 503 (uploads on the Node host excepted); on Lambda also the invocation's remaining time less a second; default 20000, under API Gateway's 30 s",
-    description: "Milliseconds a request may take before it is answered 503 `SERVICE_UNAVAILABLE` (multipart uploads on the Node host excepted: their idle timeout applies); on Lambda it is also cut to the invocation's remaining time less a second; default 20000, under API Gateway's 30 s",
+    rule: "Milliseconds a request may take before it is answered 503 (uploads on the Node host excepted); on Lambda also the invocation's remaining time less a second; keep it under API Gateway's 30 s",
+    description: "Milliseconds a request may take before it is answered 503 `SERVICE_UNAVAILABLE` (multipart uploads on the Node host excepted: their idle timeout applies); on Lambda it is also cut to the invocation's remaining time less a second; the default stays under API Gateway's 30 s",
     parse: milliseconds,
-  },
-  {
+    default: 20_000,
+  }),
+  row({
     name: "SVC_IDLE_TIMEOUT_MS",
     required: false,
     scopes: ["host"],
-    rule: "Milliseconds a Node host connection may send nothing (a stalled upload) before it is closed; default 30000",
-    description: "Milliseconds a Node host connection may send nothing (a stalled upload) before it is closed and its staging file removed; default 30000",
+    rule: "Milliseconds a Node host connection may send nothing (a stalled upload) before it is closed",
+    description: "Milliseconds a Node host connection may send nothing (a stalled upload) before it is closed and its staging file removed",
     parse: milliseconds,
-  },
-  {
+    default: 30_000,
+  }),
+  row({
     name: "SVC_GIT_SHA",
     required: false,
     scopes: ["identity"],
     rule: "Build commit reported by /health",
     description: "Build commit and ISO deploy time reported by `/health`",
-  },
-  {
+  }),
+  row({
     name: "SVC_DEPLOYED_AT",
     required: false,
     scopes: ["identity"],
     rule: "ISO 8601 deploy time reported by /health",
     description: "Build commit and ISO deploy time reported by `/health`",
-  },
-  {
+  }),
+  row({
     name: "PORT",
     required: false,
     scopes: ["host"],
-    rule: "Port npm start listens on; default 3000",
-    description: "Where `npm start` listens; default 3000 on 127.0.0.1",
-  },
-  {
+    rule: "TCP port npm start listens on (0: any free port)",
+    description: "The TCP port `npm start` listens on (0: any free port)",
+    parse: port,
+    default: 3000,
+  }),
+  row({
     name: "HOST",
     required: false,
     scopes: ["host", "rendition-service"],
-    rule: "Address npm start (and npm run rendition) listens on; default 127.0.0.1",
-    description: "Where `npm start` listens; default 3000 on 127.0.0.1",
-  },
-  {
+    rule: "Address npm start (and npm run rendition) listens on",
+    description: "The address `npm start` and `npm run rendition` listen on (`0.0.0.0`: every interface)",
+    default: "127.0.0.1",
+  }),
+  row({
     name: "SVC_PROCESSING_INLINE",
     required: false,
     scopes: ["dispatch"],
     rule: "true runs the processing pass inside the create or PATCH request; outside production it wins over SQS and task dispatch",
     description: "`true` runs the processing pass inside the create or PATCH request (outside production it wins over SQS and tasks)",
-  },
-  {
+  }),
+  row({
     name: "SVC_PROCESSING_STUB",
     required: false,
     scopes: ["providers"],
-    rule: "true wires the pass-through stub providers for all four stages, overriding every other provider setting",
-    description: "`true` wires the pass-through stub providers for all four stages, overriding every other provider setting",
-  },
-  {
+    rule: "true wires the pass-through stub providers for every stage, overriding every other provider setting",
+    description: "`true` wires the pass-through stub providers for every stage, overriding every other provider setting",
+  }),
+  row({
     name: "SVC_TRANSCRIBER",
     required: false,
     scopes: ["providers"],
     rule: "Deployment default transcriber: aws-transcribe, elevenlabs or stub, optionally provider:model",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
-  },
-  {
+  }),
+  row({
     name: "SVC_DENOISER",
     required: false,
     scopes: ["providers"],
     rule: "Deployment default denoiser: elevenlabs, rnnoise or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
-  },
-  {
+  }),
+  row({
     name: "SVC_TRIMMER",
     required: false,
     scopes: ["providers"],
     rule: "Deployment default trimmer: rendition or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
-  },
-  {
+  }),
+  row({
     name: "SVC_WAVEFORM",
     required: false,
     scopes: ["providers"],
     rule: "Deployment default waveform maker: rendition or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_TRANSCRIBERS",
     required: false,
     scopes: ["providers"],
     rule: "Comma-separated appId:provider[:model] tenant pins; malformed entries are dropped with an error log",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_DENOISERS",
     required: false,
     scopes: ["providers"],
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_TRIMMERS",
     required: false,
     scopes: ["providers"],
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_WAVEFORMS",
     required: false,
     scopes: ["providers"],
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_STT_MODELS",
     required: false,
     scopes: ["providers"],
     rule: "Comma-separated appId:model; the tenant's transcription model, above every other model setting",
     description: "Comma-separated `appId:model`: the tenant's transcription model, above every other model setting",
-  },
-  {
+  }),
+  row({
     name: "SVC_PLATFORM_TRANSCRIBER",
     required: false,
     scopes: ["providers"],
     rule: "aws-transcribe binds the platform transcriber (needs the S3 blob store); the AWS stack sets it",
     description: "`aws-transcribe` binds Amazon Transcribe (with the S3 store; the AWS stack sets it), and its default model: a Transcribe language code (`en-US`) fixes the language, unset or `auto` lets Transcribe identify it",
-  },
-  {
+  }),
+  row({
     name: "SVC_PLATFORM_STT_MODEL",
     required: false,
     scopes: ["providers"],
     rule: "Default model of the platform transcriber: an Amazon Transcribe language code (en-US) fixes the language; unset or auto identifies it",
     description: "`aws-transcribe` binds Amazon Transcribe (with the S3 store; the AWS stack sets it), and its default model: a Transcribe language code (`en-US`) fixes the language, unset or `auto` lets Transcribe identify it",
-  },
-  {
+  }),
+  row({
     name: "ELEVENLABS_API_KEY",
     required: false,
     scopes: ["providers"],
     rule: "Enables ElevenLabs for transcribe and denoise",
-    description: "Enable ElevenLabs (transcribe, denoise), and its default transcription model (default `scribe_v2`)",
-  },
-  {
+    description: "Enables ElevenLabs (transcribe, denoise)",
+  }),
+  row({
     name: "ELEVENLABS_STT_MODEL",
     required: false,
     scopes: ["providers"],
-    rule: "Default ElevenLabs transcription model; default scribe_v2",
-    description: "Enable ElevenLabs (transcribe, denoise), and its default transcription model (default `scribe_v2`)",
-  },
-  {
+    rule: "Default ElevenLabs transcription model; unset, the provider's own default",
+    description: "The ElevenLabs transcription model; unset, the provider's own default",
+  }),
+  row({
     name: "ELEVENLABS_BASE_URL",
     required: false,
     scopes: ["providers"],
-    rule: "ElevenLabs API base URL (tests, proxies); default https://api.elevenlabs.io",
-    description: "ElevenLabs API base URL (tests, proxies); default `https://api.elevenlabs.io`",
-  },
-  {
+    rule: "ElevenLabs API base URL (tests, proxies)",
+    description: "ElevenLabs API base URL (tests, proxies)",
+    default: "https://api.elevenlabs.io",
+  }),
+  row({
     name: "SVC_RENDITION_SERVICE_URL",
     required: false,
     scopes: ["providers", "renditions"],
     rule: "Rendition service base URL (absolute http(s)); with SYSTEM_AUTH_TOKEN it enables trim, waveform, rnnoise and on-demand mp3 renditions",
     description: "The rendition service (absolute http(s) URL); with `SYSTEM_AUTH_TOKEN` it enables trim, waveform, `rnnoise` and on-demand mp3 renditions",
-  },
-  {
+  }),
+  row({
     name: "RENDITION_SERVICE_TOKEN",
     required: false,
     scopes: ["providers", "renditions", "rendition-service"],
     rule: "Bearer token between the service and the rendition service (at least 32 characters); default SYSTEM_AUTH_TOKEN",
     description: "Bearer token the service sends and the rendition service accepts (at least 32 characters); default `SYSTEM_AUTH_TOKEN`",
-  },
-  {
+  }),
+  row({
     name: "RENDITION_PORT",
     required: false,
     scopes: ["rendition-service"],
-    rule: "Where npm run rendition listens (on HOST); default 3001",
-    description: "Where `npm run rendition` listens (on `HOST`); default 3001",
-  },
-  {
+    rule: "TCP port npm run rendition listens on (on HOST)",
+    description: "The TCP port `npm run rendition` listens on (on `HOST`)",
+    parse: port,
+    default: 3001,
+  }),
+  row({
     name: "FFMPEG_PATH",
     required: false,
     scopes: ["stages", "rendition-service"],
     rule: "ffmpeg binary of the rendition service and the elevenlabs denoiser; default the static build of @ffmpeg-installer",
     description: "The ffmpeg binary of the rendition service and of the `elevenlabs` denoiser; default the static build from `@ffmpeg-installer`",
-  },
-  {
+  }),
+  row({
     name: "PROCESSING_QUEUE_URL",
     required: false,
     scopes: ["dispatch"],
     rule: "SQS queue for processing jobs; a Node host with it set also consumes it (AWS_REGION, AWS_ENDPOINT_URL_SQS apply)",
     description: "SQS queue of processing jobs; a Node host with it set also consumes it (`AWS_REGION`, `AWS_ENDPOINT_URL_SQS` apply)",
-  },
-  {
+  }),
+  row({
     name: "PROCESSING_DEAD_LETTER_QUEUE_URL",
     required: false,
     scopes: ["host"],
     rule: "The queue's dead-letter queue; a Node host with it set settles its jobs failed (dead_letter)",
     description: "Its dead-letter queue; a Node host with it set settles those jobs `failed` (`dead_letter`)",
-  },
-  {
+  }),
+  row({
     name: "SVC_TASKS_LOCATION",
     required: false,
     scopes: ["dispatch"],
     rule: "Google Cloud Tasks location; with SVC_TASKS_QUEUE and SVC_TASKS_WORKER_URL enables task dispatch (a partial set is logged and off)",
     description: "Google Cloud Tasks dispatch, all three or none (a partial set is logged at error level and dispatch is off); the worker URL is this service's `/api/v1/system/process-audio`",
-  },
-  {
+  }),
+  row({
     name: "SVC_TASKS_QUEUE",
     required: false,
     scopes: ["dispatch"],
     rule: "Google Cloud Tasks queue name",
     description: "Google Cloud Tasks dispatch, all three or none (a partial set is logged at error level and dispatch is off); the worker URL is this service's `/api/v1/system/process-audio`",
-  },
-  {
+  }),
+  row({
     name: "SVC_TASKS_WORKER_URL",
     required: false,
     scopes: ["dispatch"],
     rule: "Absolute URL of this service's /api/v1/system/process-audio, called with SYSTEM_AUTH_TOKEN",
     description: "Google Cloud Tasks dispatch, all three or none (a partial set is logged at error level and dispatch is off); the worker URL is this service's `/api/v1/system/process-audio`",
-  },
-  {
+  }),
+  row({
     name: "SVC_TASKS_PROJECT",
     required: false,
     scopes: ["dispatch"],
     rule: "Google Cloud project; default the metadata server's",
     description: "Cloud Tasks project and API bearer token; default the metadata server's",
-  },
-  {
+  }),
+  row({
     name: "SVC_TASKS_ACCESS_TOKEN",
     required: false,
     scopes: ["dispatch"],
     rule: "Bearer token for the Cloud Tasks API; default the metadata server's access token",
     description: "Cloud Tasks project and API bearer token; default the metadata server's",
-  },
-  {
+  }),
+  row({
     name: "CLOUD_TASKS_BASE_URL",
     required: false,
     scopes: ["dispatch"],
-    rule: "Cloud Tasks API endpoint; default https://cloudtasks.googleapis.com (tests, proxies)",
-    description: "Cloud Tasks API endpoint, default `https://cloudtasks.googleapis.com` (tests, proxies)",
-  },
-  {
+    rule: "Cloud Tasks API endpoint (tests, proxies)",
+    description: "Cloud Tasks API endpoint (tests, proxies)",
+    default: "https://cloudtasks.googleapis.com",
+  }),
+  row({
     name: "SVC_APP_WEBHOOK_URLS",
     required: false,
     scopes: ["webhooks"],
     rule: "Comma-separated appId:url; https unless the host is loopback",
     description: "Comma-separated `appId:url`; https unless the host is loopback",
-  },
-  {
+  }),
+  row({
     name: "SVC_APP_WEBHOOK_SECRETS",
     required: false,
     scopes: ["webhooks"],
     rule: "Comma-separated appId:secret, at least 32 characters; a tenant needs both a URL and a secret",
     description: "Comma-separated `appId:secret`, at least 32 characters; a tenant in only one of the two lists is logged at error level and sent nothing",
-  },
-];
+  }),
+] as const;
+
+export const configVariables: readonly ConfigVariable[] = rows;
+
+export type VariableName = (typeof rows)[number]["name"];
+
+/** What the reader gives for a variable: its parser's type, or undefined too when the row has no default. */
+export type VariableValue<N extends VariableName> =
+  Extract<(typeof rows)[number], { name: N }> extends TypedVariable<N, infer T, infer D>
+    ? [Exclude<D, undefined>] extends [never]
+      ? T | undefined
+      : T
+    : never;
 
 /** The rows a function with these scopes reads: its own, and every function's (`always`). */
 export const variablesOf = (scopes: readonly VariableScope[]): ConfigVariable[] =>
   configVariables.filter((row) => row.scopes.some((scope) => scope === "always" || scopes.includes(scope)));
 
+/** The row's rule with its default, as a startup error prints it under the problem. */
 export function describeVariable(name: string): string | undefined {
-  return configVariables.find((v) => v.name === name)?.rule;
+  const variable = configVariables.find((v) => v.name === name);
+  if (!variable) return undefined;
+  return variable.default === undefined ? variable.rule : `${variable.rule}; default ${String(variable.default)}`;
 }

@@ -3,7 +3,6 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
-import { defaultTimeouts } from "../config/types";
 import type { Deps } from "../deps";
 import { DomainError } from "../domain-error";
 import { createRouteHandler, errorResponse } from "../http/pipeline";
@@ -56,7 +55,7 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
   });
   // A connection that sends nothing for this long is cut off; a stalled upload's stream then fails and its staging
   // file is removed, rather than held until Node's five-minute request timeout.
-  server.timeout = deps.config.timeouts?.idleMs ?? defaultTimeouts.idleMs;
+  server.timeout = deps.config.timeouts.idleMs;
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps));
   return server;
 };

@@ -29,8 +29,7 @@ const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { cre
 const deps = await createNodeDeps(config, logger);
 const server = createNodeHost(await loadRouteImpls(), deps);
 const workers = startEnrichmentWorkers(deps);
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST ?? "127.0.0.1";
+const { host, port } = config.listen;
 server.listen(port, host, () => {
   const { port: bound } = server.address() as AddressInfo;
   logger.info("listening", { url: `http://${host}:${bound}`, backend: deps.sql.kind });
