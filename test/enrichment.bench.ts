@@ -1,6 +1,7 @@
 import { bench, describe } from "vitest";
 import { startEnrichmentWorkers } from "../core/runtime/enrichment-workers";
 import { backends, migratedDatabase } from "./support/databases";
+import { allStages } from "./support/enrichment-harness";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startSqsEmulator } from "./support/sqs-emulator";
 import { startTestService, type TestService } from "./support/test-service";
@@ -10,7 +11,6 @@ import { startTestService, type TestService } from "./support/test-service";
  * pass) and SQS through fauxqs with the Node host's consumer. p50 and p95 over at least 50 posts are printed.
  */
 const posts = 60;
-const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
 const results: Record<string, { posts: number; p50_ms: string; p95_ms: string; max_ms: string }> = {};
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -1,7 +1,6 @@
 import * as z from "zod";
 import { postRecordSchema } from "../records/post-schema";
-
-export const stageNames = ["denoise", "trim", "transcribe", "waveform"] as const;
+import { stageOrder, type Stage } from "../records/stages";
 
 export const viewerStateSchema = z.object({
   isAuthor: z.boolean(),
@@ -73,8 +72,8 @@ export const stageStateSchema = z.object({
   reason: z.enum(["no_provider", "provider_misconfigured", "dispatch_off", "provider_error", "timeout", "dead_letter"]).optional(),
 }).meta({ id: "StageState", description: "One stage's state; `reason` on `failed` and `skipped`." });
 
-const stageStates = Object.fromEntries(stageNames.map((stage) => [stage, stageStateSchema.optional()])) as {
-  [S in (typeof stageNames)[number]]: z.ZodOptional<typeof stageStateSchema>;
+const stageStates = Object.fromEntries(stageOrder.map((stage) => [stage, stageStateSchema.optional()])) as {
+  [S in Stage]: z.ZodOptional<typeof stageStateSchema>;
 };
 
 export const processingStateSchema = z

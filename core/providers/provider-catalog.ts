@@ -5,7 +5,7 @@
  * registry (provider-registry.ts) adds an adapter for every stage listed here.
  */
 import type { Config } from "../config/types";
-import type { Stage } from "./provider-port";
+import { stageOrder, type Stage } from "./provider-port";
 
 export interface ProviderInfo {
   name: string;
@@ -29,7 +29,8 @@ export const providerCatalog = [
   { name: "elevenlabs", stages: ["transcribe", "denoise"], explicitOnly: false, available: (config: Config) => config.processing.elevenLabsApiKey !== undefined },
   { name: "rendition", stages: ["trim", "waveform"], explicitOnly: false, available: renditionConfigured },
   { name: "rnnoise", stages: ["denoise"], explicitOnly: true, available: renditionConfigured },
-  { name: "stub", stages: ["denoise", "trim", "transcribe", "waveform"], explicitOnly: true, available: () => true },
+  // Every stage: a new stage needs a stub before it can be tested.
+  { name: "stub", stages: stageOrder, explicitOnly: true, available: () => true },
 ] as const satisfies readonly ProviderInfo[];
 
 export type ProviderName = (typeof providerCatalog)[number]["name"];

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "./accepted-types";
 import { assertValidRecord, lexiconDocs, lexicons } from "./lexicons";
 import { nsids } from "./nsids";
+import { stageOrder } from "./stages";
 
 const dir = new URL("../../lexicons/", import.meta.url);
 const files = readdirSync(dir).filter((name) => name.endsWith(".json"));
@@ -68,6 +69,12 @@ describe("lexicons", () => {
     expect(key(nsids.post)).toBe("tid");
     expect(key(nsids.transcript)).toBe("any");
     expect(key(nsids.profile)).toBe("literal:self");
+  });
+
+  it("a post's processing lists exactly the stages, in pass order (core/records/stages.ts)", () => {
+    const processing = lexicons.getDefOrThrow(`${nsids.post}#processing`, ["object"]);
+    expect(Object.keys(processing.properties)).toEqual(stageOrder);
+    for (const stage of stageOrder) expect(processing.properties[stage]).toEqual({ type: "boolean" });
   });
 
   it("the audio blob accepts exactly the seven upload MIME types, up to 25 MiB", () => {

@@ -3,6 +3,7 @@ import { CID } from "multiformats/cid";
 import * as z from "zod";
 import { type AcceptedMimeType, acceptedMimeTypes as audioMimeTypes, maxUploadBytes as maxAudioBytes } from "./accepted-types";
 import { nsids } from "./nsids";
+import { stageOrder, type Stage } from "./stages";
 import { graphemeLength, utf8Length } from "./text-length";
 
 /**
@@ -54,12 +55,9 @@ export const audioEmbedSchema = z.strictObject({
   audio: blobRefSchema,
 });
 
-export const processingRequestSchema = z.strictObject({
-  denoise: z.boolean().optional(),
-  trim: z.boolean().optional(),
-  transcribe: z.boolean().optional(),
-  waveform: z.boolean().optional(),
-}).meta({ id: "ProcessingRequest", description: "Opt-in to enrichment stages." });
+export const processingRequestSchema = z.strictObject(
+  Object.fromEntries(stageOrder.map((stage) => [stage, z.boolean().optional()])) as Record<Stage, z.ZodOptional<z.ZodBoolean>>,
+).meta({ id: "ProcessingRequest", description: "Opt-in to enrichment stages." });
 
 /** PATCH /api/v1/posts/{postId}: `{ processing }` only, with at least one stage true. */
 export const patchPostBodySchema = z.strictObject({

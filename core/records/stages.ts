@@ -1,8 +1,22 @@
-/** The enrichment stages a post can request (its record's `processing`), and the order a pass runs them in. */
-export type Stage = "denoise" | "trim" | "transcribe" | "waveform";
+/**
+ * The enrichment stages a post can request (its record's `processing`), in the order a pass runs them: the
+ * byte-changing ones first, each on the previous one's output; then the ones that derive from the current bytes.
+ * Every other list of stages derives from this one (schemas, views, variables, the stub provider). A new stage is an
+ * entry here plus its provider rows: its port (providers/provider-port.ts), its catalog and registry entries, its
+ * variables (config/processing-config.ts and the variable table), and its step in the pass; the compiler asks for
+ * each, and a test for the lexicon's.
+ */
+export const stages = [
+  { name: "denoise", changesBytes: true },
+  { name: "trim", changesBytes: true },
+  { name: "transcribe", changesBytes: false },
+  { name: "waveform", changesBytes: false },
+] as const;
 
-/** The order a pass runs stages in: the byte-changing ones first, each on the previous one's output. */
-export const stageOrder: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
+export type Stage = (typeof stages)[number]["name"];
+
+/** The stage names in pass order, as a non-empty tuple (what `z.enum` takes). */
+export const stageOrder = stages.map((stage) => stage.name) as [Stage, ...Stage[]];
 
 /** Stages whose output replaces the bytes that later stages work on. */
-export const byteChangingStages: readonly Stage[] = ["denoise", "trim"];
+export const byteChangingStages: readonly Stage[] = stages.filter((stage) => stage.changesBytes).map((stage) => stage.name);

@@ -7,6 +7,7 @@ import processing from "../../migrations/0005_processing.sql";
 import custodyProofs from "../../migrations/0006_custody_proofs.sql";
 import rateLimitsUnlogged from "../../migrations/0007_rate_limits_unlogged.sql";
 import rateLimitTakeOneWrite from "../../migrations/0008_rate_limit_take_one_write.sql";
+import stageNames from "../../migrations/0009_stage_names.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -21,4 +22,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0006_custody_proofs.sql", sql: custodyProofs },
   { name: "0007_rate_limits_unlogged.sql", sql: rateLimitsUnlogged },
   { name: "0008_rate_limit_take_one_write.sql", sql: rateLimitTakeOneWrite },
+  { name: "0009_stage_names.sql", sql: stageNames },
 ];

@@ -15,7 +15,7 @@ import { requestStagesIfAuthor } from "../../core/processing/request-stages";
 import type { PassDeps } from "../../core/processing/run-pass";
 import { requestedStages } from "../../core/processing/stage-state";
 import { insertPost } from "../../core/posts/insert-post";
-import type { AudioRef, Stage } from "../../core/providers/provider-port";
+import { stageOrder, type AudioRef, type Stage } from "../../core/providers/provider-port";
 import type { ProviderEntry, ProviderFactories } from "../../core/providers/provider-registry";
 import { stubTranscriber, stubWaveform } from "../../core/providers/stub-providers";
 import { buildPostRecord } from "../../core/records/post-schema";
@@ -27,7 +27,7 @@ import { audioPost, seedAudio } from "./seeded-audio";
 import { startWebhookReceiver, type ReceivedWebhook } from "./webhook-receiver";
 
 export const webhookSecret = "whsec-test-secret-0123456789abcdef0123";
-export const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
+export const allStages = Object.fromEntries(stageOrder.map((stage) => [stage, true])) as Record<Stage, true>;
 
 export const quietLog = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -83,7 +83,7 @@ export const testProviders = (opts: { changeBytes?: boolean; fail?: Partial<Reco
     }),
   };
   const registry: ProviderEntry[] = [
-    { name: "test", stages: ["denoise", "trim", "transcribe", "waveform"], explicitOnly: false, available: () => true, adapters },
+    { name: "test", stages: stageOrder, explicitOnly: false, available: () => true, adapters },
   ];
   return { registry, calls, count };
 };
