@@ -1,3 +1,4 @@
+import { processEnvironment } from "../core/config/environment";
 import { parseDatabaseConfig } from "../core/config/parse-config";
 import { bundledMigrations } from "../core/sql/bundled-migrations";
 import { migrate } from "../core/sql/migrate";
@@ -9,7 +10,7 @@ import { openRdsData } from "../core/sql/rds-data";
  * back and the old code keeps serving its old schema.
  */
 export const handler = async (): Promise<{ applied: string[] }> => {
-  const database = parseDatabaseConfig(process.env);
+  const database = parseDatabaseConfig(processEnvironment());
   if (database.kind !== "rds-data") throw new Error("The migration function uses the RDS Data API: DATABASE_URL must be rds-data://");
   const sql = openRdsData(database);
   try {

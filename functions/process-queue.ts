@@ -11,5 +11,5 @@ const lambdaPorts = lambdaDeps({ sql: rdsDataSql, blobs: s3Blobs, enrichment: la
 /** The SQS stage function: the processing queue's event source, batch size 1. */
 export const handler = stageHandler(async () => {
   const deps = await lambdaPorts();
-  return { pass: deps.enrichment.pass, sqs: createSqsClient() };
+  return { pass: deps.enrichment.pass, sqs: createSqsClient(deps.config.aws.region) };
 });

@@ -24,17 +24,17 @@ export const route = defineRoute({
 
 // On Lambda the script sits beside the bundle (no node_modules there; see stacks/service-stack.ts); elsewhere the
 // package's exports hide its browser bundle, so find it beside the package's entry point.
-const scriptPath = () => {
-  const deployed = path.join(process.env.LAMBDA_TASK_ROOT ?? "/nonexistent", deployedScriptName);
-  if (existsSync(deployed)) return deployed;
+const scriptPath = (lambdaTaskRoot: string | undefined) => {
+  const deployed = lambdaTaskRoot && path.join(lambdaTaskRoot, deployedScriptName);
+  if (deployed && existsSync(deployed)) return deployed;
   return path.join(path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser/standalone.js");
 };
 
 let script: Promise<Buffer> | undefined;
 let gzipped: Promise<Buffer> | undefined;
-const loadScript = () => (script ??= readFile(scriptPath()));
+const loadScript = (lambdaTaskRoot: string | undefined) => (script ??= readFile(scriptPath(lambdaTaskRoot)));
 // 4.3 MB raw is 5.8 MB once base64-encoded for Lambda, at its 6 MB response limit; gzip brings it to about 1.3 MB.
-const loadGzipped = () => (gzipped ??= loadScript().then((raw) => promisify(gzip)(raw)));
+const loadGzipped = (lambdaTaskRoot: string | undefined) => (gzipped ??= loadScript(lambdaTaskRoot).then((raw) => promisify(gzip)(raw)));
 
 const acceptsGzip = (header: string | undefined) =>
   (header ?? "").split(",").some((part) => {
@@ -44,10 +44,11 @@ const acceptsGzip = (header: string | undefined) =>
 
 const impl = implement(route, async (call) => {
   const headers = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=86400", Vary: "Accept-Encoding" };
+  const { lambdaTaskRoot } = call.deps.config;
   if (acceptsGzip(call.req.headers["accept-encoding"])) {
-    return { raw: { status: 200, headers: { ...headers, "Content-Encoding": "gzip" }, body: await loadGzipped() } };
+    return { raw: { status: 200, headers: { ...headers, "Content-Encoding": "gzip" }, body: await loadGzipped(lambdaTaskRoot) } };
   }
-  return { raw: { status: 200, headers, body: await loadScript() } };
+  return { raw: { status: 200, headers, body: await loadScript(lambdaTaskRoot) } };
 });
 
 export default impl;

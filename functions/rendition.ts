@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { createS3BlobStore } from "../core/blobs/s3-blob-store";
+import { processEnvironment } from "../core/config/environment";
 import { createLogger } from "../core/observability/logger";
 import { resolveFfmpegPath } from "../core/rendition/ffmpeg-path";
 import { createPcmCache } from "../core/rendition/pcm-cache";
@@ -16,11 +17,11 @@ let service: RenditionService | undefined;
 
 const renditionService = (): RenditionService => {
   if (service) return service;
-  const config = parseRenditionConfig(process.env, createLogger("info"));
+  const config = parseRenditionConfig(processEnvironment(), createLogger("info"));
   if (config.blobs.kind !== "s3") throw new Error("the rendition Lambda uses S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
   const logger = createLogger(config.logLevel);
   service = createRenditionService({
-    context: { store: createS3BlobStore({ bucket: config.blobs.bucket }), ffmpeg: resolveFfmpegPath(), pcm: createPcmCache() },
+    context: { store: createS3BlobStore({ bucket: config.blobs.bucket }), ffmpeg: resolveFfmpegPath(config.ffmpegPath), pcm: createPcmCache() },
     token: config.token,
     logger,
   });
@@ -29,7 +30,7 @@ const renditionService = (): RenditionService => {
 
 // The token arrives as an SST Config secret: fetched from SSM once per container, again after a failed fetch.
 let configured: Promise<void> | undefined;
-const loadConfig = () => (configured ??= loadSstConfig(process.env).catch((error) => ((configured = undefined), Promise.reject(error))));
+const loadConfig = () => (configured ??= loadSstConfig(processEnvironment()).catch((error) => ((configured = undefined), Promise.reject(error))));
 
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
   await loadConfig();

@@ -134,19 +134,15 @@ describe("task queue configuration", () => {
 
   it("without a configured token or project, the metadata server's are used", async () => {
     const fake = await startCloudTasksFake({ accessToken: "ya29.from-metadata", maxAttempts: 1 });
-    const previous = process.env.GCE_METADATA_HOST;
-    process.env.GCE_METADATA_HOST = fake.host;
     try {
       const dispatcher = createCloudTasksDispatcher(
-        { location: "l", queue: "q", workerUrl: "http://127.0.0.1:1/api/v1/system/process-audio", baseUrl: fake.url },
+        { location: "l", queue: "q", workerUrl: "http://127.0.0.1:1/api/v1/system/process-audio", baseUrl: fake.url, metadataHost: fake.host },
         systemToken,
       );
       await dispatcher.dispatch({ appId: "alpha", postId: "3kabcdefghijk" });
       expect(fake.tasks[0]!.path).toBe("/v2/projects/metadata-project/locations/l/queues/q/tasks");
       expect(fake.tasks[0]!.authorization).toBe("Bearer ya29.from-metadata");
     } finally {
-      if (previous === undefined) delete process.env.GCE_METADATA_HOST;
-      else process.env.GCE_METADATA_HOST = previous;
       await fake.close();
     }
   });

@@ -1,18 +1,19 @@
 /** Parses the environment as the server does and exits 1 naming each bad variable; `tsx core/config/check-config.ts`. */
 import { pathToFileURL } from "node:url";
+import { processEnvironment } from "./environment";
 import { ConfigError, parseConfig, type ConfigLog } from "./parse-config";
 import type { Config } from "./types";
 import { describeVariable } from "./variables";
 
-const stderrLog: ConfigLog = {
+export const stderrLog: ConfigLog = {
   error: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "ERROR", message, ...extra })}\n`),
   warn: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "WARN", message, ...extra })}\n`),
 };
 
-/** The server entry calls this after loading local.env: a ConfigError ends the process with exit code 1. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env, log: ConfigLog = stderrLog): Config {
+/** A process's configuration, or its end with exit code 1 after naming each problem's variable and rule. */
+export function parsedOrExit<T>(parse: () => T): T {
   try {
-    return parseConfig(env, log);
+    return parse();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const lines = err.problems.map((p) => {
@@ -23,6 +24,10 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env, log: Conf
     process.exit(1);
   }
 }
+
+/** The server entry calls this after loading local.env: a ConfigError ends the process with exit code 1. */
+export const loadConfigOrExit = (env: NodeJS.ProcessEnv = processEnvironment(), log: ConfigLog = stderrLog): Config =>
+  parsedOrExit(() => parseConfig(env, log));
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const config = loadConfigOrExit();

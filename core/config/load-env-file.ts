@@ -1,7 +1,7 @@
 /** Loads KEY=VALUE lines (local.env) into an environment without overriding what is already set. */
 import { readFileSync } from "node:fs";
 
-// process.loadEnvFile only targets process.env and util.parseEnv needs Node 20.12+, so this stays a tiny parser.
+// process.loadEnvFile only targets the process's own environment and util.parseEnv needs Node 20.12+, so this stays a tiny parser.
 export function parseEnvFile(text: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const rawLine of text.split(/\r?\n/)) {
@@ -23,17 +23,21 @@ export function parseEnvFile(text: string): Record<string, string> {
   return result;
 }
 
-/** A variable already in `env` wins over the file; a missing file is fine. Returns `env`. */
-export function loadEnvFile(path: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  let text: string;
+/** The file's variables; a missing file has none. */
+export function readEnvFile(path: string): Record<string, string> {
   try {
-    text = readFileSync(path, "utf8");
+    return parseEnvFile(readFileSync(path, "utf8"));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return env;
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw err;
   }
-  for (const [key, value] of Object.entries(parseEnvFile(text))) {
-    if (env[key] === undefined) env[key] = value;
-  }
+}
+
+/** Sets each of `values` that `env` does not have yet; returns `env`. */
+export function fillUnset(env: NodeJS.ProcessEnv, values: Record<string, string>): NodeJS.ProcessEnv {
+  for (const [key, value] of Object.entries(values)) if (env[key] === undefined) env[key] = value;
   return env;
 }
+
+/** A variable already in `env` wins over the file; a missing file is fine. Returns `env`. */
+export const loadEnvFile = (path: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => fillUnset(env, readEnvFile(path));

@@ -1,6 +1,8 @@
 /** Parses the environment once into a typed Config; fatal problems throw ConfigError, per-tenant ones are logged and dropped. */
 import type { BlobConfig, Config, DatabaseConfig, Tenant } from "./types";
 import { parseAppList } from "./app-list";
+import { awsEnvironmentOf } from "./aws-environment";
+import { ConfigError, type ConfigProblem } from "./config-error";
 import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
 import { isDidWeb } from "../tenancy/did-web";
@@ -13,18 +15,7 @@ export type ConfigLog = {
   warn(msg: string, ...extra: Record<string, unknown>[]): void;
 };
 
-export interface ConfigProblem {
-  variable: string;
-  message: string;
-}
-
-/** Every fatal problem found, so an operator fixes them in one pass; `message` names each variable. */
-export class ConfigError extends Error {
-  constructor(readonly problems: ConfigProblem[]) {
-    super(problems.map((p) => p.message).join("; "));
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError, type ConfigProblem } from "./config-error";
 
 /**
  * `scopes` are what the function reaches (core/runtime/function-scopes.ts): only their required variables are
@@ -87,6 +78,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
   const processing = parseProcessingConfig(read, log);
   const rendition = parseRenditionTarget(read, systemAuthToken, fail, log);
 
+  const ffmpegPath = read("FFMPEG_PATH");
+  const lambdaTaskRoot = read("LAMBDA_TASK_ROOT");
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     nodeEnv,
@@ -103,6 +96,9 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     trustedProxyHops: read("TRUSTED_PROXY_HOPS"),
     clientIpSource: read("CLIENT_IP_SOURCE"),
     listen: { host: read("HOST"), port: read("PORT") },
+    aws: awsEnvironmentOf(read),
+    ...(lambdaTaskRoot !== undefined && { lambdaTaskRoot }),
+    ...(ffmpegPath !== undefined && { ffmpegPath }),
     sha: read("SVC_GIT_SHA") ?? null,
     deployedAt,
     processing,

@@ -1,5 +1,5 @@
 /** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
-import type { Stage } from "../records/stages";
+import { stageOrder, type Stage } from "../records/stages";
 import type { VariableName } from "./variables";
 import { parseAppList, type AppListLog } from "./app-list";
 import type { ReadVariable } from "./read-variables";
@@ -20,6 +20,8 @@ export interface TaskQueueConfig {
   baseUrl: string;
   /** A configured bearer credential; without it the access token comes from the metadata server. */
   accessToken?: string;
+  /** GCE_METADATA_HOST: the metadata server that knows the project and the access token. */
+  metadataHost: string;
 }
 
 export interface WebhookTarget {
@@ -60,7 +62,6 @@ export const processingVariables = {
   pins: { transcribe: "SVC_APP_TRANSCRIBERS", denoise: "SVC_APP_DENOISERS", trim: "SVC_APP_TRIMMERS", waveform: "SVC_APP_WAVEFORMS" },
 } as const satisfies Record<string, Record<Stage, VariableName>>;
 
-const stages: readonly Stage[] = ["denoise", "trim", "transcribe", "waveform"];
 const providerName = /^[a-z0-9][a-z0-9-]*$/;
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -88,7 +89,7 @@ export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { wa
   };
 
   const defaults: Partial<Record<Stage, ProviderValue>> = {};
-  for (const stage of stages) {
+  for (const stage of stageOrder) {
     const name = processingVariables.defaults[stage];
     const raw = read(name);
     if (raw === undefined) continue;
@@ -100,7 +101,7 @@ export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { wa
   }
 
   const tenantPins = {} as Record<Stage, Map<string, ProviderValue>>;
-  for (const stage of stages) {
+  for (const stage of stageOrder) {
     const name = processingVariables.pins[stage];
     const list = parseAppList(name, read(name), (v) => (parseProviderValue(v) ? undefined : "not provider or provider:model"), log);
     tenantPins[stage] = new Map([...list].map(([appId, v]) => {
@@ -154,6 +155,7 @@ function parseTaskQueue(read: ReadVariable, log: AppListLog): TaskQueueConfig | 
     queue: queue!,
     workerUrl: workerUrl!,
     baseUrl: read("CLOUD_TASKS_BASE_URL").replace(/\/+$/, ""),
+    metadataHost: read("GCE_METADATA_HOST"),
     ...(project !== undefined && { project }),
     ...(accessToken !== undefined && { accessToken }),
   };

@@ -1,3 +1,4 @@
+import type { AwsEnvironment } from "./aws-environment";
 import type { DatabaseConfig } from "../sql/database-config";
 import type { LogLevel } from "../observability/logger";
 import type { Tenant } from "../tenancy/tenant";
@@ -50,6 +51,12 @@ export interface Config {
   clientIpSource: "forwarded" | "edge";
   /** Where the Node host listens (HOST, PORT). */
   listen: { host: string; port: number };
+  /** The AWS region, credentials and endpoint overrides, for the calls a function signs itself. */
+  aws: AwsEnvironment;
+  /** LAMBDA_TASK_ROOT: where Lambda unpacked the function; absent off Lambda. */
+  lambdaTaskRoot?: string;
+  /** FFMPEG_PATH, for stages that run ffmpeg in the worker; unset, the static build (rendition/ffmpeg-path.ts). */
+  ffmpegPath?: string;
   /** Build identity for /health. */
   sha: string | null;
   deployedAt: string | null;

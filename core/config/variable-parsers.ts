@@ -1,6 +1,7 @@
 /** Parsers of single variables, for the rows of the variable table (`variables.ts`). */
 import { minSecretLength } from "./secret-length";
-import type { DatabaseConfig, LogLevel } from "./types";
+import type { LogLevel } from "../observability/logger";
+import type { DatabaseConfig } from "../sql/database-config";
 
 /** Records a problem with the variable and yields nothing; a parser returns it for a bad value. */
 export type Fail = (variable: string, message: string) => undefined;

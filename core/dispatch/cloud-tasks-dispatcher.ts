@@ -7,11 +7,8 @@
 import type { TaskQueueConfig } from "../config/processing-config";
 import type { Dispatcher } from "../processing/dispatcher";
 
-/** GCE_METADATA_HOST is the Google client libraries' own override of the metadata server. */
-const metadataBase = () => `http://${process.env.GCE_METADATA_HOST ?? "metadata.google.internal"}/computeMetadata/v1`;
-
-const metadata = async (path: string): Promise<Response> => {
-  const res = await fetch(`${metadataBase()}/${path}`, { headers: { "Metadata-Flavor": "Google" }, redirect: "manual", signal: AbortSignal.timeout(5000) });
+const metadata = async (host: string, path: string): Promise<Response> => {
+  const res = await fetch(`http://${host}/computeMetadata/v1/${path}`, { headers: { "Metadata-Flavor": "Google" }, redirect: "manual", signal: AbortSignal.timeout(5000) });
   if (!res.ok) throw new Error(`metadata server answered ${res.status} for ${path}`);
   return res;
 };
@@ -22,7 +19,7 @@ export const createCloudTasksDispatcher = (tasks: TaskQueueConfig, systemAuthTok
   const accessToken = async (): Promise<string> => {
     if (tasks.accessToken) return tasks.accessToken;
     if (cached && cached.until > Date.now()) return cached.token;
-    const body = (await (await metadata("instance/service-accounts/default/token")).json()) as { access_token: string; expires_in: number };
+    const body = (await (await metadata(tasks.metadataHost, "instance/service-accounts/default/token")).json()) as { access_token: string; expires_in: number };
     cached = { token: body.access_token, until: Date.now() + (body.expires_in - 60) * 1000 };
     return cached.token;
   };
@@ -30,7 +27,7 @@ export const createCloudTasksDispatcher = (tasks: TaskQueueConfig, systemAuthTok
     mode: "tasks",
     async dispatch(job) {
       if (!systemAuthToken) throw new Error("task dispatch needs SYSTEM_AUTH_TOKEN: the worker route fails closed without it");
-      project ??= (await (await metadata("project/project-id")).text()).trim();
+      project ??= (await (await metadata(tasks.metadataHost, "project/project-id")).text()).trim();
       const parent = `projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(tasks.location)}/queues/${encodeURIComponent(tasks.queue)}`;
       const task = {
         task: {

@@ -56,7 +56,10 @@ const adapters: AdaptersOf = {
   },
   elevenlabs: {
     transcribe: (context, model) => createElevenLabsTranscriber({ ...elevenLabs(context), ...(model && { model }) }),
-    denoise: (context) => createElevenLabsDenoiser(elevenLabs(context)),
+    denoise: (context) => {
+      const { ffmpegPath } = context.config;
+      return createElevenLabsDenoiser({ ...elevenLabs(context), ...(ffmpegPath !== undefined && { ffmpeg: ffmpegPath }) });
+    },
   },
   rendition: {
     trim: (context) => createRenditionTrimmer(renditionClient(context)),

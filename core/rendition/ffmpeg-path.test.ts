@@ -10,7 +10,7 @@ afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true 
 
 describe("ffmpeg path", () => {
   it("FFMPEG_PATH chooses the binary", () => {
-    expect(resolveFfmpegPath({ FFMPEG_PATH: "/usr/bin/ffmpeg" })).toBe("/usr/bin/ffmpeg");
+    expect(resolveFfmpegPath("/usr/bin/ffmpeg")).toBe("/usr/bin/ffmpeg");
   });
 
   it("finds @ffmpeg-installer/<platform>-<arch> installed beside a bundle, as on Lambda (linux-arm64)", async () => {
@@ -22,10 +22,10 @@ describe("ffmpeg path", () => {
     await writeFile(join(pkg, "ffmpeg"), "#!/bin/sh\n");
     await chmod(join(pkg, "ffmpeg"), 0o755);
     const bundle = pathToFileURL(join(root, "index.mjs")).href;
-    expect(resolveFfmpegPath({}, bundle)).toBe(join(pkg, "ffmpeg"));
+    expect(resolveFfmpegPath(undefined, bundle)).toBe(join(pkg, "ffmpeg"));
   });
 
   it("defaults to the binary of @ffmpeg-installer/ffmpeg", () => {
-    expect(resolveFfmpegPath({})).toMatch(/@ffmpeg-installer\/[a-z0-9]+-[a-z0-9]+\/ffmpeg$/);
+    expect(resolveFfmpegPath()).toMatch(/@ffmpeg-installer\/[a-z0-9]+-[a-z0-9]+\/ffmpeg$/);
   });
 });

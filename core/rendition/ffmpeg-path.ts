@@ -16,9 +16,9 @@ const executable = (path: string): boolean => {
   }
 };
 
-export function resolveFfmpegPath(env: NodeJS.ProcessEnv = process.env, from: string = import.meta.url): string {
-  const chosen = env.FFMPEG_PATH?.trim();
-  if (chosen) return chosen;
+/** `configured` is FFMPEG_PATH as the configuration read it. */
+export function resolveFfmpegPath(configured?: string, from: string = import.meta.url): string {
+  if (configured) return configured;
   const require = createRequire(from);
   const binary = platform() === "win32" ? "ffmpeg.exe" : "ffmpeg";
   // The platform package directly: a bundler that drops `@ffmpeg-installer/ffmpeg`'s lookup still finds it.

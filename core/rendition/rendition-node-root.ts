@@ -25,10 +25,10 @@ async function openBlobStore(config: RenditionConfig): Promise<BlobStore> {
 export async function startRendition(
   config: RenditionConfig,
   logger: Logger,
-  options: { host?: string; port?: number; store?: BlobStore; env?: NodeJS.ProcessEnv } = {},
+  options: { host?: string; port?: number; store?: BlobStore } = {},
 ): Promise<RunningRendition> {
   const store = options.store ?? (await openBlobStore(config));
-  const ffmpeg = resolveFfmpegPath(options.env ?? process.env);
+  const ffmpeg = resolveFfmpegPath(config.ffmpegPath);
   const service = createRenditionService({ context: { store, ffmpeg, pcm: createPcmCache() }, token: config.token, logger });
   const server = createRenditionHttpServer(service);
   const host = options.host ?? "127.0.0.1";

@@ -1,23 +1,17 @@
 import { createHash, createHmac } from "node:crypto";
+import type { AwsCredentials, AwsEnvironment } from "../config/aws-environment";
 
 /**
  * AWS Signature Version 4 over node:crypto (docs.aws.amazon.com, "Create a signed AWS API request"), for the few
  * calls a function makes without an SDK client: SSM at cold start, the health probes. An SDK client would add tens
  * of kilobytes and most of the import time to each bundle for one request.
  */
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  /** Lambda's role credentials are temporary: the token is sent as `x-amz-security-token` and signed. */
-  sessionToken?: string;
-}
+export type { AwsCredentials } from "../config/aws-environment";
 
 /** The function's own credentials, from the environment Lambda gives it; `purpose` names the call in the error. */
-export const credentialsFromEnv = (env: NodeJS.ProcessEnv, purpose: string): AwsCredentials => {
-  const accessKeyId = env.AWS_ACCESS_KEY_ID;
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
-  if (!accessKeyId || !secretAccessKey) throw new Error(`No AWS credentials in the environment to ${purpose}`);
-  return { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }) };
+export const credentialsOf = (environment: AwsEnvironment, purpose: string): AwsCredentials => {
+  if (!environment.credentials) throw new Error(`No AWS credentials in the environment to ${purpose}`);
+  return environment.credentials;
 };
 
 export interface SignableRequest {

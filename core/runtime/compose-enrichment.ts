@@ -44,7 +44,7 @@ export const durableDispatcher = (config: Config, sqsOverride?: SQSClient): { di
   const mode = dispatchMode(config);
   if (mode === "inline") throw new Error(inlineRefused);
   if (mode === "sqs") {
-    const sqs = sqsOverride ?? createSqsClient();
+    const sqs = sqsOverride ?? createSqsClient(config.aws.region);
     return { dispatcher: createSqsDispatcher(sqs, config.processing.queueUrl!), sqs };
   }
   if (mode === "tasks") return { dispatcher: createCloudTasksDispatcher(config.processing.tasks!, config.systemAuthToken) };

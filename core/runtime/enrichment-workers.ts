@@ -19,7 +19,7 @@ export const startEnrichmentWorkers = (
   const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
   const stops: (() => Promise<void>)[] = [];
   if (queueUrl || deadLetterQueueUrl) {
-    const client = options.sqs ?? createSqsClient();
+    const client = options.sqs ?? createSqsClient(deps.config.aws.region);
     const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility };
     if (queueUrl) {
       stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(pass, m.Body ?? "", receiveCount) }).stop);

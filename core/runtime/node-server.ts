@@ -1,14 +1,12 @@
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { loadConfigOrExit } from "../config/check-config";
-import { loadEnvFile } from "../config/load-env-file";
+import { localEnvironment } from "../config/environment";
 import { createLogger } from "../observability/logger";
 import { ensurePgliteDataDir, pgliteSettings } from "../sql/pglite-data-dir";
 import { keepServing } from "./keep-serving";
 
 /** `npm start`: local.env defaults (a variable already in the environment wins), then every route on PORT. */
-loadEnvFile(path.resolve(import.meta.dirname, "../../local.env"));
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(localEnvironment());
 const logger = createLogger(config.logLevel, { plainInfo: true });
 keepServing(logger);
 

@@ -1,5 +1,6 @@
-import { awsEndpoint, awsRegion } from "./aws-endpoint";
-import { credentialsFromEnv, signRequest } from "./aws-sigv4";
+import type { AwsEnvironment } from "../config/aws-environment";
+import { awsEndpoint } from "./aws-endpoint";
+import { credentialsOf, signRequest } from "./aws-sigv4";
 
 /**
  * SSM `GetParameters` (decrypted) over one SigV4-signed fetch, with the function's own credentials from the
@@ -11,16 +12,16 @@ export interface SsmParameters {
 }
 
 export const ssmParameters = (
-  env: NodeJS.ProcessEnv = process.env,
+  aws: AwsEnvironment,
   fetchImpl: typeof fetch = fetch,
   now: () => Date = () => new Date(),
 ): SsmParameters => ({
   async get(names) {
-    const region = awsRegion(env);
-    const url = new URL("/", awsEndpoint(env, "SSM", `https://ssm.${region}.amazonaws.com`).url);
+    const region = aws.region;
+    const url = new URL("/", awsEndpoint(aws, "SSM", `https://ssm.${region}.amazonaws.com`).url);
     const body = JSON.stringify({ Names: names, WithDecryption: true });
     const request = { method: "POST", url, headers: { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AmazonSSM.GetParameters" }, body };
-    const headers = signRequest(request, { service: "ssm", region }, credentialsFromEnv(env, "read SSM parameters"), now());
+    const headers = signRequest(request, { service: "ssm", region }, credentialsOf(aws, "read SSM parameters"), now());
     const res = await fetchImpl(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(5_000) });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`SSM GetParameters answered ${res.status}: ${text.slice(0, 200)}`);

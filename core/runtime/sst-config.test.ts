@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSsmStandIn, type SsmStandIn } from "../../test/support/ssm-stand-in";
+import { awsEnvironment } from "../config/aws-environment";
 import { loadSstConfig } from "./sst-config";
 import { signRequest } from "./aws-sigv4";
 import { ssmParameters, type SsmParameters } from "./ssm-parameters";
@@ -12,7 +13,7 @@ beforeAll(async () => {
     "/sst/svc/.fallback/Secret/SYSTEM_AUTH_TOKEN/value": "fallback-system-token-0123456789abcdef",
     "/sst/svc/.fallback/Secret/SVC_PLAYBACK_SIGNING_KEY/value": "fallback-signing-key-must-not-win-000000",
   });
-  client = ssmParameters({ AWS_ENDPOINT_URL_SSM: ssm.endpoint, AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" });
+  client = ssmParameters(awsEnvironment({ AWS_ENDPOINT_URL_SSM: ssm.endpoint, AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" }));
 });
 afterAll(async () => {
   await ssm.stop();
@@ -66,7 +67,7 @@ describe("SSM GetParameters request", () => {
       sent.push({ url: String(url), init });
       return new Response(JSON.stringify({ Parameters: [], InvalidParameters: ["/x"] }), { status: 200 });
     }) as unknown as typeof fetch;
-    await ssmParameters(env, fetchImpl, () => at).get(["/x"]);
+    await ssmParameters(awsEnvironment(env), fetchImpl, () => at).get(["/x"]);
     const [{ url, init }] = sent as [(typeof sent)[0]];
     expect(url).toBe("https://ssm.eu-west-1.amazonaws.com/");
     expect(init).toMatchObject({ method: "POST", redirect: "manual" });

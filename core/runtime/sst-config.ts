@@ -1,3 +1,4 @@
+import { awsEnvironment } from "../config/aws-environment";
 import { ssmParameters, type SsmParameters } from "./ssm-parameters";
 
 /** The value SST binds in place of a secret; the function fetches it from SSM. */
@@ -12,7 +13,7 @@ const binding = /^SST_(Secret|Parameter)_value_(.+)$/;
  */
 export const loadSstConfig = async (
   env: NodeJS.ProcessEnv,
-  ssm: SsmParameters = ssmParameters(env),
+  ssm: SsmParameters = ssmParameters(awsEnvironment(env)),
 ): Promise<void> => {
   const wanted: string[] = [];
   for (const [key, value] of Object.entries(env)) {

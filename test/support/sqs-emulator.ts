@@ -12,7 +12,7 @@ export const startSqsEmulator = async (opts: { visibilityTimeout?: number } = {}
   await app.listen({ host: "127.0.0.1", port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = createSqsClient(endpoint);
+  const client = createSqsClient("us-east-1", endpoint);
   const suffix = Math.random().toString(36).slice(2, 8);
   const dlq = await client.send(new CreateQueueCommand({ QueueName: `processing-dlq-${suffix}` }));
   const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ["QueueArn"] }))).Attributes!.QueueArn!;

@@ -15,7 +15,7 @@ export interface ElevenLabsDenoiserOptions {
   baseUrl: string;
   apiKey: string;
   blobs: BlobStore;
-  /** Default resolveFfmpegPath(), looked up when a clip is denoised. */
+  /** FFMPEG_PATH as configured; unset, resolveFfmpegPath() looks the static build up when a clip is denoised. */
   ffmpeg?: string;
   fetch?: typeof fetch;
 }

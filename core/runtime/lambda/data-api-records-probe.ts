@@ -1,7 +1,8 @@
 import { healthProbeMs } from "../../health/probe-within";
 import { recordsProbeStatement } from "../../health/store-probes";
-import { awsEndpoint, awsRegion } from "../aws-endpoint";
-import { credentialsFromEnv, signRequest } from "../aws-sigv4";
+import type { AwsEnvironment } from "../../config/aws-environment";
+import { awsEndpoint } from "../aws-endpoint";
+import { credentialsOf, signRequest } from "../aws-sigv4";
 
 export interface DataApiTarget {
   resourceArn: string;
@@ -11,7 +12,8 @@ export interface DataApiTarget {
 }
 
 export interface SignedProbeOptions {
-  env?: NodeJS.ProcessEnv;
+  /** The function's region, credentials and endpoint overrides (Config's `aws`). */
+  aws: AwsEnvironment;
   fetch?: typeof fetch;
   now?: () => Date;
   /** The whole exchange, answer included; /health's own wait (`probeWithin`) is the same by default. */
@@ -23,16 +25,16 @@ export interface SignedProbeOptions {
  * through its SDK client. It throws on anything but a 200 carrying a boolean: an error status, a redirect (never
  * followed), a timeout.
  */
-export const dataApiRecordsProbe = (target: DataApiTarget, options: SignedProbeOptions = {}) => {
-  const env = options.env ?? process.env;
+export const dataApiRecordsProbe = (target: DataApiTarget, options: SignedProbeOptions) => {
+  const { aws } = options;
   const fetchImpl = options.fetch ?? fetch;
   return async (): Promise<"empty" | "present"> => {
-    const region = target.region ?? awsRegion(env);
-    const url = new URL("/Execute", awsEndpoint(env, "RDS_DATA", `https://rds-data.${region}.amazonaws.com`).url);
+    const region = target.region ?? aws.region;
+    const url = new URL("/Execute", awsEndpoint(aws, "RDS_DATA", `https://rds-data.${region}.amazonaws.com`).url);
     const { resourceArn, secretArn, database } = target;
     const body = JSON.stringify({ resourceArn, secretArn, database, sql: recordsProbeStatement });
     const request = { method: "POST", url, headers: { "content-type": "application/json" }, body };
-    const headers = signRequest(request, { service: "rds-data", region }, credentialsFromEnv(env, "probe the Data API"), (options.now ?? (() => new Date()))());
+    const headers = signRequest(request, { service: "rds-data", region }, credentialsOf(aws, "probe the Data API"), (options.now ?? (() => new Date()))());
     const res = await fetchImpl(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(options.timeoutMs ?? healthProbeMs) });
     const text = await res.text();
     if (res.status !== 200) {

@@ -1,3 +1,4 @@
+import { processEnvironment } from "../../config/environment";
 import { configured, parseConfig } from "../../config/parse-config";
 import type { VariableScope } from "../../config/variable-scopes";
 import type { Deps, PortName } from "../../deps";
@@ -21,8 +22,9 @@ import type { PortLoaders } from "./port-loader";
 export const lambdaDeps = <U extends PortName>(loaders: PortLoaders<U>, scopes: readonly VariableScope[]): (() => Promise<Deps>) => {
   let deps: Promise<Deps> | undefined;
   const build = async (): Promise<Deps> => {
-    await loadSstConfig(process.env);
-    const config = parseConfig(process.env, createLogger("info"), scopes);
+    const env = processEnvironment();
+    await loadSstConfig(env);
+    const config = parseConfig(env, createLogger("info"), scopes);
     const logger = createLogger(config.logLevel);
     const built: Record<string, unknown> = { logger, now: () => new Date() };
     for (const [name, load] of Object.entries(loaders) as [string, (c: typeof config, b: typeof built) => Promise<unknown>][]) {

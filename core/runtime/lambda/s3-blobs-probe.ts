@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { healthProbeMs } from "../../health/probe-within";
-import { awsEndpoint, awsRegion } from "../aws-endpoint";
-import { credentialsFromEnv, signRequest } from "../aws-sigv4";
+import { awsEndpoint } from "../aws-endpoint";
+import { credentialsOf, signRequest } from "../aws-sigv4";
 import type { SignedProbeOptions } from "./data-api-records-probe";
 
 const emptySha256 = createHash("sha256").digest("hex");
@@ -12,16 +12,16 @@ const emptySha256 = createHash("sha256").digest("hex");
  * addressed virtual-hosted style; an endpoint override (an emulator) path-style. It throws on anything but a 200
  * listing: an error status, a redirect (a bucket in another region; never followed), a timeout.
  */
-export const s3BlobsProbe = (bucket: string, options: SignedProbeOptions = {}) => {
-  const env = options.env ?? process.env;
+export const s3BlobsProbe = (bucket: string, options: SignedProbeOptions) => {
+  const { aws } = options;
   const fetchImpl = options.fetch ?? fetch;
   return async (): Promise<"empty" | "present"> => {
-    const region = awsRegion(env);
-    const endpoint = awsEndpoint(env, "S3", `https://${bucket}.s3.${region}.amazonaws.com`);
+    const region = aws.region;
+    const endpoint = awsEndpoint(aws, "S3", `https://${bucket}.s3.${region}.amazonaws.com`);
     const url = new URL(endpoint.overridden ? `/${bucket}` : "/", endpoint.url);
     url.search = new URLSearchParams({ "list-type": "2", "max-keys": "1", prefix: "blobs/" }).toString();
     const request = { method: "GET", url, headers: { "x-amz-content-sha256": emptySha256 } };
-    const headers = signRequest(request, { service: "s3", region }, credentialsFromEnv(env, "probe the blob bucket"), (options.now ?? (() => new Date()))());
+    const headers = signRequest(request, { service: "s3", region }, credentialsOf(aws, "probe the blob bucket"), (options.now ?? (() => new Date()))());
     const res = await fetchImpl(url, { headers, redirect: "manual", signal: AbortSignal.timeout(options.timeoutMs ?? healthProbeMs) });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`S3 ListObjectsV2 on ${bucket} answered ${res.status}: ${text.slice(0, 200)}`);

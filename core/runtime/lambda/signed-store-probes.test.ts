@@ -9,6 +9,7 @@ import { startS3Emulator, type S3Emulator } from "../../../test/support/s3-emula
 import { openRdsData } from "../../sql/rds-data";
 import { probeWithin } from "../../health/probe-within";
 import { signRequest } from "../aws-sigv4";
+import { awsEnvironment } from "../../config/aws-environment";
 import { dataApiRecordsProbe, type DataApiTarget } from "./data-api-records-probe";
 import { s3BlobsProbe } from "./s3-blobs-probe";
 
@@ -95,7 +96,7 @@ const reported = async (probe: () => Promise<"empty" | "present">, ms = 1_500) =
 
 describe("the Data API records probe (one signed ExecuteStatement)", () => {
   const probe = (env: NodeJS.ProcessEnv = { AWS_ENDPOINT_URL_RDS_DATA: endpoint }, timeoutMs?: number) =>
-    dataApiRecordsProbe(target, { env: { ...credentials, ...env }, now: () => at, ...(timeoutMs && { timeoutMs }) });
+    dataApiRecordsProbe(target, { aws: awsEnvironment({ ...credentials, ...env }), now: () => at, ...(timeoutMs && { timeoutMs }) });
 
   it("POSTs the posts statement to /Execute as JSON, signed for rds-data in the cluster's region with the session token", async () => {
     answer = json(200, { records: [[{ booleanValue: true }]], numberOfRecordsUpdated: 0 });
@@ -142,7 +143,7 @@ describe("the Data API records probe (one signed ExecuteStatement)", () => {
   });
 
   it("missing credentials are unavailable, not a crash", async () => {
-    const bare = dataApiRecordsProbe(target, { env: { AWS_ENDPOINT_URL_RDS_DATA: endpoint } });
+    const bare = dataApiRecordsProbe(target, { aws: awsEnvironment({ AWS_ENDPOINT_URL_RDS_DATA: endpoint }) });
     expect(await reported(bare)).toMatchObject({ state: "unavailable", reason: expect.stringContaining("No AWS credentials") });
     expect(received).toEqual([]);
   });
@@ -150,7 +151,7 @@ describe("the Data API records probe (one signed ExecuteStatement)", () => {
   it("finds its endpoint as the SDK does: AWS_ENDPOINT_URL_RDS_DATA, then AWS_ENDPOINT_URL, then the region's", async () => {
     const urls: string[] = [];
     const fetchImpl = (async (url: URL) => (urls.push(String(url)), new Response(JSON.stringify({ records: [[{ booleanValue: false }]] })))) as unknown as typeof fetch;
-    const at = (env: NodeJS.ProcessEnv) => dataApiRecordsProbe(target, { env: { ...credentials, ...env }, fetch: fetchImpl })();
+    const at = (env: NodeJS.ProcessEnv) => dataApiRecordsProbe(target, { aws: awsEnvironment({ ...credentials, ...env }), fetch: fetchImpl })();
     await at({ AWS_ENDPOINT_URL_RDS_DATA: "http://127.0.0.1:1", AWS_ENDPOINT_URL: "http://127.0.0.1:2" });
     await at({ AWS_ENDPOINT_URL: "http://127.0.0.1:2" });
     await at({ AWS_REGION: "us-west-2" });
@@ -172,7 +173,7 @@ describe("the Data API records probe against data-api-local", () => {
 
   it("is unavailable before the posts table exists, empty while it has no row, present once it has one", async () => {
     const sql = openRdsData({ ...emulator, client });
-    const probe = dataApiRecordsProbe(emulator, { env: { ...credentials, AWS_ENDPOINT_URL_RDS_DATA: emulator.endpoint } });
+    const probe = dataApiRecordsProbe(emulator, { aws: awsEnvironment({ ...credentials, AWS_ENDPOINT_URL_RDS_DATA: emulator.endpoint }) });
     expect((await reported(probe)).state).toBe("unavailable");
     await sql.query("CREATE TABLE posts (id text PRIMARY KEY)");
     expect(await probe()).toBe("empty");
@@ -183,7 +184,7 @@ describe("the Data API records probe against data-api-local", () => {
 
 describe("the S3 blobs probe (one signed one-key ListObjectsV2)", () => {
   const probe = (env: NodeJS.ProcessEnv = { AWS_ENDPOINT_URL_S3: endpoint }, timeoutMs?: number) =>
-    s3BlobsProbe("svc-blobs", { env: { ...credentials, AWS_REGION: "eu-west-1", ...env }, now: () => at, ...(timeoutMs && { timeoutMs }) });
+    s3BlobsProbe("svc-blobs", { aws: awsEnvironment({ ...credentials, AWS_REGION: "eu-west-1", ...env }), now: () => at, ...(timeoutMs && { timeoutMs }) });
   const listing = (count: number) => (_: Received, res: ServerResponse) =>
     res.writeHead(200, { "content-type": "application/xml" }).end(
       `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>svc-blobs</Name><Prefix>blobs/</Prefix><KeyCount>${count}</KeyCount><MaxKeys>1</MaxKeys></ListBucketResult>`,
@@ -226,7 +227,7 @@ describe("the S3 blobs probe (one signed one-key ListObjectsV2)", () => {
   it("addresses AWS virtual-hosted style in the function's region, and honours AWS_ENDPOINT_URL_S3 before AWS_ENDPOINT_URL", async () => {
     const urls: string[] = [];
     const fetchImpl = (async (url: URL) => (urls.push(String(url)), new Response("<KeyCount>0</KeyCount>"))) as unknown as typeof fetch;
-    const at = (env: NodeJS.ProcessEnv) => s3BlobsProbe("svc-blobs", { env: { ...credentials, ...env }, fetch: fetchImpl })();
+    const at = (env: NodeJS.ProcessEnv) => s3BlobsProbe("svc-blobs", { aws: awsEnvironment({ ...credentials, ...env }), fetch: fetchImpl })();
     await at({ AWS_REGION: "eu-west-1" });
     await at({ AWS_ENDPOINT_URL_S3: "http://127.0.0.1:1", AWS_ENDPOINT_URL: "http://127.0.0.1:2" });
     await at({ AWS_ENDPOINT_URL: "http://127.0.0.1:2" });
@@ -244,7 +245,7 @@ describe("the S3 blobs probe (one signed one-key ListObjectsV2)", () => {
       await s3?.stop();
     });
     const real = (accessKeyId = "S3RVER") =>
-      s3BlobsProbe(s3.bucket, { env: { AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_SESSION_TOKEN: "t" } });
+      s3BlobsProbe(s3.bucket, { aws: awsEnvironment({ AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_SESSION_TOKEN: "t" }) });
     const put = (key: string) => new Upload({ client: s3.client, params: { Bucket: s3.bucket, Key: key, Body: Readable.from([Buffer.from("x")]) } }).done();
 
     it("is empty until an original blob is stored (renditions and staging do not count), then present", async () => {

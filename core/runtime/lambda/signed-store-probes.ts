@@ -10,7 +10,7 @@ export const signedStoreProbes: PortLoader<"storeProbes"> = async (config) => {
   const [{ dataApiRecordsProbe }, { s3BlobsProbe }] = await Promise.all([import("./data-api-records-probe"), import("./s3-blobs-probe")]);
   const { resourceArn, secretArn, database, region } = target;
   return {
-    records: dataApiRecordsProbe({ resourceArn, secretArn, database, ...(region && { region }) }),
-    blobs: s3BlobsProbe(store.bucket),
+    records: dataApiRecordsProbe({ resourceArn, secretArn, database, ...(region && { region }) }, { aws: config.aws }),
+    blobs: s3BlobsProbe(store.bucket, { aws: config.aws }),
   };
 };
