@@ -1,5 +1,5 @@
 /** Real audio for tests, generated with ffmpeg (FFMPEG_PATH, else @ffmpeg-installer/ffmpeg) and cached in the temp dir. */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -152,4 +152,16 @@ export async function decodedMs(bytes: Buffer): Promise<number | null> {
   } finally {
     await rm(path, { force: true });
   }
+}
+
+/** How long the file at `path` plays by ffmpeg's decoder, in ms: the samples it decodes (mono, 48 kHz), counted. */
+export async function decodedSampleMs(path: string): Promise<number> {
+  const decoder = spawn(ffmpegPath, ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", path, "-ac", "1", "-ar", "48000", "-f", "s16le", "-"]);
+  let bytes = 0;
+  let stderr = "";
+  decoder.stdout.on("data", (chunk: Buffer) => (bytes += chunk.length));
+  decoder.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => decoder.on("error", reject).on("close", resolve));
+  if (code !== 0) throw new Error(`ffmpeg could not decode ${path}: ${stderr.trim()}`);
+  return Math.round(bytes / 2 / 48);
 }

@@ -6,6 +6,7 @@
  * whole page; a granule below the pre-skip (the first pages of an Opus file alone) is no audio, never negative.
  */
 import { type AudioMeter, type Measured, noAudio, samplesToMs } from "./audio-meter";
+import { opusPacketSamples } from "./opus-packet";
 import { ByteWalker, read, type Step } from "./byte-walker";
 
 type Codec = "opus" | "vorbis" | "speex" | "flac";
@@ -30,19 +31,6 @@ interface Stream {
   partLength: number;
   first: number;
   second: number | undefined;
-}
-
-/** Samples (at 48 kHz) of one Opus packet, from its TOC byte and, for code 3, its frame count byte (RFC 6716 3.1). */
-function opusPacketSamples(toc: number, second: number | undefined): number {
-  const config = toc >> 3;
-  let frame: number;
-  if (config < 12) frame = [480, 960, 1920, 2880][config & 3]!; // SILK: 10, 20, 40, 60 ms
-  else if (config < 16) frame = config & 1 ? 960 : 480; // hybrid: 10, 20 ms
-  else frame = [120, 240, 480, 960][config & 3]!; // CELT: 2.5, 5, 10, 20 ms
-  const code = toc & 3;
-  const count = code === 0 ? 1 : code < 3 ? 2 : (second ?? 0) & 0x3f;
-  // A packet may hold at most 120 ms.
-  return Math.min(frame * count, 5760);
 }
 
 function identify(stream: Stream, packet: Buffer): void {

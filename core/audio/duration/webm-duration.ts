@@ -2,10 +2,12 @@
  * WebM / Matroska: walks EBML element headers, entering Segment, Cluster and BlockGroup (whatever their size,
  * so the unknown-size clusters of live recorders work) and skipping everything else by size. The duration runs
  * from the first audio block's start to the end of the last whole one, never the Info element's stated one, and
- * is bounded by what the blocks can play (an Opus frame states its own length; no block plays over 0.5 s a frame).
+ * is bounded by what the blocks can play (an Opus packet states its own length, frame count included; no block
+ * plays over 0.5 s a frame).
  */
 import { type AudioMeter, type Measured, noAudio } from "./audio-meter";
 import { ByteWalker, read, type Step, skip } from "./byte-walker";
+import { opusPacketSamples } from "./opus-packet";
 
 const ids = {
   ebml: 0x1a45dfa3,
@@ -77,17 +79,6 @@ const uint = (body: Buffer) => {
   return value;
 };
 
-/** Samples of an Opus frame from its TOC byte, in nanoseconds (RFC 6716 3.1), for packets of one frame. */
-function opusFrameNs(toc: number): number {
-  const config = toc >> 3;
-  let ms: number;
-  if (config < 12) ms = [10, 20, 40, 60][config & 3]!;
-  else if (config < 16) ms = config & 1 ? 20 : 10;
-  else ms = [2.5, 5, 10, 20][config & 3]!;
-  const code = toc & 3;
-  return ms * (code === 0 ? 1 : 2) * 1_000_000;
-}
-
 export function createWebmMeter(): AudioMeter {
   let scale = 1_000_000;
   const tracks = new Map<number, Track>();
@@ -152,7 +143,7 @@ export function createWebmMeter(): AudioMeter {
     const startNs = (clusterTs + head.readInt16BE(at)) * scale;
     const lacing = (head[at + 2]! >> 1) & 3;
     const frames = lacing === 0 ? 1 : (head[at + 3] ?? 0) + 1;
-    const ownNs = track.codec === "A_OPUS" && lacing === 0 && head.length > at + 3 ? opusFrameNs(head[at + 3]!) : undefined;
+    const ownNs = track.codec === "A_OPUS" && lacing === 0 && head.length > at + 3 ? (opusPacketSamples(head[at + 3]!, head[at + 4]) * 1_000_000) / 48 : undefined;
     return { track, startNs, frames, ownNs };
   };
 
