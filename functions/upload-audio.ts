@@ -2,6 +2,8 @@ import * as z from "zod";
 import { blobRefSchema } from "../core/records/post-schema";
 import { defineRoute } from "../core/http/route";
 import { uploadAudio } from "../core/audio/upload-audio";
+import { uploadCodeSamples, uploadDescription } from "../core/audio/upload-examples";
+import { acceptedMimeTypes } from "../core/records/accepted-types";
 import { implement } from "../core/http/route-call";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
@@ -16,9 +18,11 @@ export const route = defineRoute({
   rateLimit: "upload",
   uses: ["sql", "blobs"],
   status: 201,
-  body: { kind: "multipart" },
+  body: { kind: "multipart", field: "file", partTypes: acceptedMimeTypes },
   response: z.object({ blob: blobRefSchema }),
   errors: ["VALIDATION_ERROR", "UNSUPPORTED_MEDIA_TYPE", "FILE_TOO_LARGE"],
+  description: uploadDescription,
+  codeSamples: uploadCodeSamples,
 });
 
 const impl = implement(route, async (call) => {

@@ -57,6 +57,14 @@ describe.each(serviceMatrix)("audio over $name", ({ driver, sql }) => {
     expect(await storedBlobs()).toBe(before);
   });
 
+  it("MediaRecorder's type audio/webm;codecs=opus is a 400 whose message lists the accepted types and says to drop the parameters", async () => {
+    const res = await upload("u-recorder", (await audioFixture("audio/webm")).bytes, "audio/webm;codecs=opus");
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    for (const type of acceptedMimeTypes) expect(res.json.error.message).toContain(type);
+    expect(res.json.error.message).toContain('drop parameters such as codecs and send "audio/webm"');
+  });
+
   it("a lying Content-Type (text declared audio/wav) is 400 UNSUPPORTED_MEDIA_TYPE", async () => {
     const res = await upload("u-lie", Buffer.from("just some text, not audio at all ".repeat(200)), "audio/wav");
     expect(res.status).toBe(400);

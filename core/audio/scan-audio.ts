@@ -6,7 +6,7 @@
 import { type Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DomainError } from "../domain-error";
-import { type AcceptedMimeType, acceptedAudioTypes, isAcceptedMimeType, maxUploadBytes } from "../records/accepted-types";
+import { type AcceptedMimeType, acceptedAudioTypes, isAcceptedMimeType, maxUploadBytes, unsupportedMimeTypeMessage } from "../records/accepted-types";
 import { audioMeterFor } from "./duration/audio-meter-for";
 import { rawCidOfDigest } from "../blobs/raw-cid";
 import { createUploadHasher } from "../blobs/upload-hasher";
@@ -36,7 +36,7 @@ const maxMsPerByte = (8 * 1000) / 500;
 
 export function assertAcceptedMimeType(mimeType: string): asserts mimeType is AcceptedMimeType {
   if (!isAcceptedMimeType(mimeType)) {
-    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `unsupported media type ${JSON.stringify(mimeType)}: send one of the accepted audio types exactly`);
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", unsupportedMimeTypeMessage(mimeType));
   }
 }
 

@@ -50,7 +50,7 @@ export interface RouteDef {
   /** Success status. */
   status: number;
   /** How the request body is read. */
-  body?: { kind: "json"; schema: z.ZodType; maxBytes: number } | { kind: "multipart" };
+  body?: { kind: "json"; schema: z.ZodType; maxBytes: number } | { kind: "multipart"; field: string; partTypes: readonly string[] };
   query?: z.ZodType;
   params?: z.ZodType;
   /** Schema of `data` in the success envelope; absent for raw responses (bytes, redirects, HTML). */
@@ -65,6 +65,16 @@ export interface RouteDef {
   internal?: boolean;
   /** Error codes this route can answer besides the ones its policy implies, for the description. */
   errors?: ErrorCode[];
+  /** What a caller must know beyond the summary (Markdown), for the description. */
+  description?: string;
+  /** Working calls, shown by the reference page (`x-codeSamples`); a test runs each one. */
+  codeSamples?: readonly CodeSample[];
+}
+
+export interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
 }
 
 export type RouteReads = Extract<VariableScope, "playback" | "description" | "identity">;

@@ -110,11 +110,26 @@ const operation = (route: RouteDef, named: Record<string, Json>): Json => {
   const op: Json = { operationId: route.file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), summary: route.summary, parameters, responses };
   if (route.body?.kind === "json") op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body.schema, "input", named) } } };
   if (route.body?.kind === "multipart") {
+    const { field, partTypes } = route.body;
+    const part = `One part \`${field}\`, whose Content-Type is exactly one of: ${partTypes.join(", ")} (no parameters).`;
     op.requestBody = {
       required: true,
-      content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" } } } } },
+      content: {
+        "multipart/form-data": {
+          schema: { type: "object", required: [field], properties: { [field]: { type: "string", format: "binary", description: part } } },
+          // `contentType` is the list as OpenAPI states it; the header's enum says the same as a schema.
+          encoding: {
+            [field]: {
+              contentType: partTypes.join(", "),
+              headers: { "Content-Type": { required: true, description: part, schema: { type: "string", enum: partTypes } } },
+            },
+          },
+        },
+      },
     };
   }
+  if (route.description) op.description = route.description;
+  if (route.codeSamples) op["x-codeSamples"] = route.codeSamples;
   const { credential } = authPolicies[route.auth];
   if (credential === "service-token") op.security = [{ serviceToken: [] }];
   else if (credential === "system-token") op.security = [{ systemToken: [] }];

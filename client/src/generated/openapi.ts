@@ -66,7 +66,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload audio (multipart/form-data, one field `file`, at most 25 MiB); stored by content address */
+        /**
+         * Upload audio (multipart/form-data, one field `file`, at most 25 MiB); stored by content address
+         * @description The single part `file` must carry a Content-Type that is exactly one of `audio/m4a`, `audio/x-m4a`, `audio/mp4`, `audio/mpeg`, `audio/webm`, `audio/ogg`, `audio/wav`, with no parameters: a MediaRecorder reports `audio/webm;codecs=opus`, which is a 400 `UNSUPPORTED_MEDIA_TYPE`; send `audio/webm`. The bytes must be audio of that family; `durationMs` is measured from them.
+         */
         post: operations["uploadAudio"];
         delete?: never;
         options?: never;
@@ -910,7 +913,10 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** Format: binary */
+                    /**
+                     * Format: binary
+                     * @description One part `file`, whose Content-Type is exactly one of: audio/m4a, audio/x-m4a, audio/mp4, audio/mpeg, audio/webm, audio/ogg, audio/wav (no parameters).
+                     */
                     file: string;
                 };
             };
