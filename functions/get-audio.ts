@@ -21,7 +21,14 @@ export const route = defineRoute({
   query: playbackQuerySchema,
   produces: "audio/*",
   head: true,
+  otherResponses: {
+    206: "Partial content: one byte range (file store)",
+    302: "Redirect to a presigned GET that expires with the signature (S3 store)",
+    304: "Not modified: If-None-Match names the ETag",
+  },
   errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
+  description:
+    "Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: \"<cid>\"` (`\"<cid>.mp3\"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.",
 });
 
 /** Anonymous playback by capability: only a signed, unexpired `blobs/` address resolves. */
@@ -33,6 +40,7 @@ const impl = implement(route, async (call) => ({
     query: call.req.query,
     method: call.req.method,
     range: call.req.headers.range,
+    ifNoneMatch: call.req.headers["if-none-match"],
     now: call.deps.now(),
     renditions: call.deps.renditions,
   }),

@@ -37,6 +37,26 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     expect(bytes.equals(fixture.bytes)).toBe(true);
   });
 
+  it("the 302 is cached until the signature expires (Cache-Control: private, max-age; ETag: the CID), and If-None-Match revalidates it with a 304", async () => {
+    const fixture = await audioFixture("audio/ogg");
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: fixture.bytes, type: "audio/ogg" }]);
+    const { blob } = (await svc.post("/api/v1/audio/upload", { actor: "s3-2", body, headers: { "content-type": contentType } })).json.data;
+    const post = await createPost(svc, "s3-2", { text: "cached", embed: { $type: "dev.svc.embed.audio", audio: blob } });
+    const path = (post as unknown as { embed: { url: string } }).embed.url.slice(svc.baseUrl.length);
+    const exp = Number(new URL(path, svc.baseUrl).searchParams.get("exp"));
+    const before = Math.floor(Date.now() / 1000);
+    const res = await svc.get(path, { token: null });
+    expect(res.status).toBe(302);
+    expect(res.headers.etag).toBe(`"${blob.ref.$link}"`);
+    const maxAge = Number(/^private, max-age=(\d+)$/.exec(res.headers["cache-control"]!)![1]);
+    expect(maxAge).toBeLessThanOrEqual(exp - before);
+    expect(maxAge).toBeGreaterThanOrEqual(exp - before - 5);
+    const again = await svc.get(path, { token: null, headers: { "if-none-match": `"${blob.ref.$link}"` } });
+    expect(again.status).toBe(304);
+    expect(again.headers.location).toBeUndefined();
+    expect(again.headers.etag).toBe(`"${blob.ref.$link}"`);
+  });
+
   it("a direct-to-S3 upload: presigned POST, then complete, answers like the upload route", async () => {
     const fixture = await audioFixture("audio/ogg");
     const created = await svc.post("/api/v1/audio/uploads", { actor: "s3-2", json: { mimeType: "audio/ogg", size: fixture.bytes.length } });

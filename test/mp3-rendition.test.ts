@@ -72,12 +72,12 @@ describe.each(backends)("mp3 renditions on $name", (backend) => {
     }
   };
 
-  it("without the rendition service a missing mp3 rendition is 404 NOT_FOUND", () =>
+  it("without the rendition service a missing mp3 rendition is 404 NOT_FOUND saying that no rendition service is configured", () =>
     withoutRenditionService(async (without) => {
     const blob = await uploadClip(without, 1);
     const res = await without.get(mp3Path(without, "alpha", blob.ref.$link), { token: null });
     expect(res.status).toBe(404);
-    expect(res.json.error.code).toBe("NOT_FOUND");
+    expect(res.json.error).toMatchObject({ code: "NOT_FOUND", message: "no mp3 rendition of this audio, and no rendition service is configured to build one" });
     }));
 
   it("without the rendition service an existing mp3 rendition is served", () =>

@@ -60,10 +60,34 @@ const setUp = async (store: BlobStore): Promise<Setup> => {
   return { store, db, bytes, key, cid: blob.ref.$link, url };
 };
 
-const play = (s: Setup, options: { url?: string; method?: string; range?: string; now?: Date; edit?: (q: URLSearchParams) => void } = {}) => {
+const play = (
+  s: Setup,
+  options: { url?: string; method?: string; range?: string; ifNoneMatch?: string; now?: Date; edit?: (q: URLSearchParams) => void } = {},
+) => {
   const query = new URL(options.url ?? s.url).searchParams;
   options.edit?.(query);
-  return playAudio({ store: s.store, sql: s.db.sql, secret, query, method: options.method ?? "GET", range: options.range, now: options.now ?? later(60) });
+  const { method = "GET", range, ifNoneMatch, now = later(60) } = options;
+  return playAudio({ store: s.store, sql: s.db.sql, secret, query, method, range, ifNoneMatch, now });
+};
+
+const messageOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as DomainError).message;
+  }
+  throw new Error("expected a rejection");
+};
+
+/** If-None-Match naming the tag (alone, in a list, weak, or `*`) is 304 with the caching headers and no body. */
+const expectNotModified = async (s: Setup, etag: string, edit?: (q: URLSearchParams) => void) => {
+  for (const ifNoneMatch of [etag, `"other", ${etag}`, `W/${etag}`, "*"]) {
+    const response = await play(s, { ifNoneMatch, now: later(600), edit });
+    expect(response.status, ifNoneMatch).toBe(304);
+    expect(response.headers).toEqual({ ETag: etag, "Cache-Control": "private, max-age=3000" });
+    expect(response.body).toBeUndefined();
+  }
+  expect((await play(s, { ifNoneMatch: '"other"', edit })).status).not.toBe(304);
 };
 
 describe("playback from the filesystem store", () => {
@@ -147,7 +171,15 @@ describe("playback from the filesystem store", () => {
     expect(await codeOf(play(s, { edit: (q) => q.set("format", "flac") }))).toEqual({ status: 400, code: "VALIDATION_ERROR" });
   });
 
-  it("format=mp3 with no rendition is 404 NOT_FOUND; an existing rendition is served as audio/mpeg", async () => {
+  it("If-None-Match with the CID as ETag is 304 Not Modified, with Cache-Control and ETag", () => expectNotModified(s, `"${s.cid}"`));
+
+  it("a signature that fails is 403 even with a matching If-None-Match: only a valid URL revalidates", async () => {
+    expect(await codeOf(play(s, { ifNoneMatch: `"${s.cid}"`, now: later(3600) }))).toEqual({ status: 403, code: "FORBIDDEN" });
+  });
+
+  it("format=mp3 with no rendition and no rendition service is 404 NOT_FOUND saying so; an existing rendition is served as audio/mpeg, cached and revalidated", async () => {
+    const miss = play(s, { edit: (q) => q.set("format", "mp3") });
+    expect(await messageOf(miss)).toBe("no mp3 rendition of this audio, and no rendition service is configured to build one");
     expect(await codeOf(play(s, { edit: (q) => q.set("format", "mp3") }))).toEqual({ status: 404, code: "NOT_FOUND" });
     const mp3 = (await audioFixture("audio/mpeg")).bytes;
     await s.store.writeAtomic(renditionKey(s.key, "mp3"), Readable.from([mp3]));
@@ -155,7 +187,9 @@ describe("playback from the filesystem store", () => {
     expect(response.status).toBe(200);
     expect(response.headers["Content-Type"]).toBe("audio/mpeg");
     expect(response.headers.ETag).toBe(`"${s.cid}.mp3"`);
+    expect(response.headers["Cache-Control"]).toBe("private, max-age=3540");
     expect((await bodyOf(response))!.equals(mp3)).toBe(true);
+    await expectNotModified(s, `"${s.cid}.mp3"`, (q) => q.set("format", "mp3"));
   });
 
   it("a correctly signed path to a blob the tenant never uploaded is 404", async () => {
@@ -184,17 +218,19 @@ describe("playback from the S3 store", () => {
     return signed / 1000 + Number(params.get("X-Amz-Expires"));
   };
 
-  it("answers 302 to a presigned GET that expires no later than the signature, with Cache-Control: no-store", async () => {
+  it("answers 302 to a presigned GET that expires with the signature, cached until then (Cache-Control: private, max-age; the CID as ETag)", async () => {
     for (const elapsed of [1, 600, 3599]) {
       const response = await play(s, { now: later(elapsed) });
       expect(response.status).toBe(302);
-      expect(response.headers["Cache-Control"]).toBe("no-store");
+      expect(response.headers["Cache-Control"]).toBe(`private, max-age=${3600 - elapsed}`);
+      expect(response.headers.ETag).toBe(`"${s.cid}"`);
       expect(response.body).toBeUndefined();
-      const location = response.headers.Location!;
-      expect(expiryOf(location), `after ${elapsed}s`).toBeLessThanOrEqual(exp);
-      expect(Number(new URL(location).searchParams.get("X-Amz-Expires"))).toBeGreaterThanOrEqual(1);
+      // A browser keeps the redirect for max-age, so the GET it points at must live exactly as long, and no longer.
+      expect(expiryOf(response.headers.Location!), `after ${elapsed}s`).toBe(exp);
     }
   });
+
+  it("If-None-Match with the CID is 304 Not Modified instead of a redirect", () => expectNotModified(s, `"${s.cid}"`));
 
   it("the presigned GET serves the blob's bytes with its recorded type", async () => {
     const response = await play(s, { now: new Date() , url: signPlaybackUrl({ baseUrl: "https://svc.example", key: s.key, secret, now: new Date() }) });
@@ -215,5 +251,13 @@ describe("playback from the S3 store", () => {
 
   it("format=mp3 with no rendition is 404 NOT_FOUND, not a redirect to a missing object", async () => {
     expect(await codeOf(play(s, { edit: (q) => q.set("format", "mp3") }))).toEqual({ status: 404, code: "NOT_FOUND" });
+  });
+
+  it("an existing mp3 rendition redirects like the original, with its own tag, and revalidates to 304", async () => {
+    await s.store.writeAtomic(renditionKey(s.key, "mp3"), Readable.from([(await audioFixture("audio/mpeg")).bytes]));
+    const response = await play(s, { edit: (q) => q.set("format", "mp3") });
+    expect(response.status).toBe(302);
+    expect(response.headers).toMatchObject({ ETag: `"${s.cid}.mp3"`, "Cache-Control": "private, max-age=3540" });
+    await expectNotModified(s, `"${s.cid}.mp3"`, (q) => q.set("format", "mp3"));
   });
 });

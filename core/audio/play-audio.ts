@@ -23,6 +23,8 @@ export interface PlayAudioOptions {
   method: string;
   /** The request's Range header. */
   range?: string;
+  /** The request's If-None-Match header. */
+  ifNoneMatch?: string;
   now: Date;
   /** Present when the rendition service is configured: a missing mp3 rendition is built, not a 404. */
   renditions?: RenditionBuilder;
@@ -39,7 +41,7 @@ function parseFormat(query: URLSearchParams): PlaybackFormat | undefined {
  * The signature is checked before `format`, so an unsigned caller learns nothing. With `format=mp3` an existing
  * rendition is served; a miss is built when the rendition service is configured, and is 404 when it is not.
  */
-export async function playAudio({ store, sql, secret, query, method, range, now, renditions }: PlayAudioOptions): Promise<HttpResponse> {
+export async function playAudio({ store, sql, secret, query, method, range, ifNoneMatch, now, renditions }: PlayAudioOptions): Promise<HttpResponse> {
   const playback = verifyPlayback(query, secret, now);
   const format = parseFormat(query);
   const blob = await findBlob(sql, playback.appId, playback.cid);
@@ -47,10 +49,11 @@ export async function playAudio({ store, sql, secret, query, method, range, now,
   const target = format
     ? { key: renditionKey(playback.key, format), mimeType: "audio/mpeg", etag: `"${playback.cid}.${format}"` }
     : { key: playback.key, mimeType: blob.mimeType, etag: `"${playback.cid}"` };
-  if (format && renditions && isAcceptedMimeType(blob.mimeType) && !(await store.stat(target.key))) {
-    await buildRendition(renditions, { appId: playback.appId, cid: playback.cid, mimeType: blob.mimeType });
+  if (format && !(await store.stat(target.key))) {
+    if (!renditions) throw new DomainError("NOT_FOUND", "no mp3 rendition of this audio, and no rendition service is configured to build one");
+    if (isAcceptedMimeType(blob.mimeType)) await buildRendition(renditions, { appId: playback.appId, cid: playback.cid, mimeType: blob.mimeType });
   }
-  return serveAudio({ store, ...target, range, method, exp: playback.exp, now });
+  return serveAudio({ store, ...target, range, ifNoneMatch, method, exp: playback.exp, now });
 }
 
 async function buildRendition(renditions: RenditionBuilder, source: Parameters<RenditionBuilder["buildMp3"]>[0]): Promise<void> {

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../domain-error";
 import { errorStatus } from "../http/errors";
-import { signPlaybackUrl, verifyPlayback } from "./playback-url";
+import { playbackExp, signPlaybackUrl, verifyPlayback } from "./playback-url";
 import { rawCid } from "../blobs/raw-cid";
 
 const secret = "playback-signing-key-at-least-32-characters";
@@ -24,12 +24,39 @@ const rejection = (fn: () => unknown) => {
 };
 
 describe("playback URLs", () => {
-  it("the URL is <base>/api/v1/audio?url=<path>&exp=<now+3600>&sig=<base64url HMAC-SHA256 over '<path>.<exp>'>", () => {
+  it("the URL is <base>/api/v1/audio?url=<path>&exp=<exp>&sig=<base64url HMAC-SHA256 over '<path>.<exp>'>", () => {
     const url = signed();
     const exp = nowSeconds + 3600;
     const sig = createHmac("sha256", secret).update(`${key}.${exp}`).digest("base64url");
     expect(url).toBe(`https://svc.example/api/v1/audio?url=${key}&exp=${exp}&sig=${sig}`);
     expect(verifyPlayback(queryOf(url), secret, now)).toMatchObject({ key, exp, appId: "alpha" });
+  });
+
+  it("exp is now + 3600 s rounded up to the next multiple of 900 s: every signing within one 15-minute window gives the identical URL", () => {
+    // `now` is on a boundary: the window (now - 900 s, now] signs exp = now + 3600.
+    const window = [-899, -600, -1, 0].map((offset) => signed(new Date(now.getTime() + offset * 1000)));
+    expect(new Set(window)).toEqual(new Set([signed()]));
+    expect(Number(queryOf(signed()).get("exp"))).toBe(nowSeconds + 3600);
+    expect(Number(queryOf(signed(new Date(now.getTime() + 1000))).get("exp"))).toBe(nowSeconds + 3600 + 900);
+    expect(Number(queryOf(signed(new Date(now.getTime() - 900_000))).get("exp"))).toBe(nowSeconds + 3600 - 900);
+    // So a URL lives between 60 and 75 minutes.
+    for (let offset = 0; offset < 1800; offset += 7) {
+      const at = new Date(now.getTime() + offset * 1000);
+      const lifetime = playbackExp(at) - Math.floor(at.getTime() / 1000);
+      expect(lifetime).toBeGreaterThanOrEqual(3600);
+      expect(lifetime).toBeLessThan(3600 + 900);
+      expect(playbackExp(at) % 900).toBe(0);
+    }
+  });
+
+  it("an exp more than 3600 + 900 s (plus a minute of clock skew) ahead is 403 FORBIDDEN however it is signed", () => {
+    const at = (exp: number) => queryOf(signPlaybackUrl({ baseUrl: "https://svc.example", key, secret, now, exp }));
+    expect(verifyPlayback(at(nowSeconds + 4500 + 60), secret, now).exp).toBe(nowSeconds + 4560);
+    expect(rejection(() => verifyPlayback(at(nowSeconds + 4500 + 61), secret, now))).toEqual({ status: 403, code: "FORBIDDEN" });
+    expect(rejection(() => verifyPlayback(at(nowSeconds + 10 * 365 * 86_400), secret, now))).toEqual({ status: 403, code: "FORBIDDEN" });
+    // The longest lifetime ever issued (signed a second after a boundary) passes.
+    const justAfter = new Date(now.getTime() + 1000);
+    expect(() => verifyPlayback(queryOf(signed(justAfter)), secret, justAfter)).not.toThrow();
   });
 
   it("a missing url is 400 VALIDATION_ERROR", () => {

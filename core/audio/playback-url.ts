@@ -3,8 +3,13 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { type BlobAddress, parseBlobKey } from "../blobs/blob-key";
 import { DomainError, validationError } from "../domain-error";
 
-/** One hour: how long a playback URL in a post view stays valid. */
+/** A playback URL in a post view stays valid at least this long (one hour)... */
 export const playbackTtlSeconds = 3600;
+/**
+ * ...and its expiry is rounded up to a multiple of this step (15 minutes), so every read of the same blob within one
+ * step signs the identical URL, which browsers and CDNs can cache: a URL lives between 60 and 75 minutes.
+ */
+export const playbackStepSeconds = 900;
 
 /** How far ahead of this host's clock the host that signed a URL may run. */
 const clockSkewSeconds = 60;
@@ -13,6 +18,9 @@ const sign = (secret: string, path: string, exp: number) => createHmac("sha256",
 
 export const unixSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
 
+/** The `exp` of a URL signed at `now`: an hour ahead, rounded up to the next step. */
+export const playbackExp = (now: Date) => Math.ceil((unixSeconds(now) + playbackTtlSeconds) / playbackStepSeconds) * playbackStepSeconds;
+
 export interface SignPlaybackOptions {
   /** SVC_PUBLIC_BASE_URL, no trailing slash. */
   baseUrl: string;
@@ -20,12 +28,12 @@ export interface SignPlaybackOptions {
   key: string;
   secret: string;
   now: Date;
-  ttlSeconds?: number;
+  /** Another expiry than `playbackExp(now)` (tests of the far-future check). */
+  exp?: number;
 }
 
-export function signPlaybackUrl({ baseUrl, key, secret, now, ttlSeconds = playbackTtlSeconds }: SignPlaybackOptions): string {
+export function signPlaybackUrl({ baseUrl, key, secret, now, exp = playbackExp(now) }: SignPlaybackOptions): string {
   if (!parseBlobKey(key)) throw new Error(`not a blob key: ${JSON.stringify(key)}`);
-  const exp = unixSeconds(now) + ttlSeconds;
   // Key characters are all URL-safe, so the path reads as written in the contract (slashes unescaped).
   return `${baseUrl.replace(/\/+$/, "")}/api/v1/audio?url=${key}&exp=${exp}&sig=${sign(secret, key, exp)}`;
 }
@@ -59,7 +67,7 @@ export function verifyPlayback(query: URLSearchParams, secret: string, now: Date
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("bad playback signature");
   if (unixSeconds(now) >= exp) throw forbidden("playback URL expired");
-  // No URL outlives the lifetime it was issued with (a leaked signing key cannot mint one for years).
-  if (exp - unixSeconds(now) > playbackTtlSeconds + clockSkewSeconds) throw forbidden("playback URL expires too far ahead");
+  // No URL outlives the longest lifetime one is issued with (a leaked signing key cannot mint one for years).
+  if (exp - unixSeconds(now) > playbackTtlSeconds + playbackStepSeconds + clockSkewSeconds) throw forbidden("playback URL expires too far ahead");
   return { ...address, exp };
 }

@@ -13,38 +13,45 @@ export interface ServeAudioOptions {
   etag: string;
   /** The request's Range header. */
   range?: string;
+  /** The request's If-None-Match header. */
+  ifNoneMatch?: string;
   method: string;
   /** Expiry of the playback signature (unix seconds): nothing handed out may outlive it. */
   exp: number;
   now: Date;
 }
 
-/** A presigned S3 URL lives at most this long, and never past the playback signature. */
-const maxPresignSeconds = 3600;
+/** Whether an If-None-Match value names `etag` (weak comparison, as RFC 9110 13.1.2 asks), or is `*`. */
+export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === "*") return true;
+  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
 
-export async function serveAudio({ store, key, mimeType, etag, range, method, exp, now }: ServeAudioOptions): Promise<HttpResponse> {
+export async function serveAudio({ store, key, mimeType, etag, range, ifNoneMatch, method, exp, now }: ServeAudioOptions): Promise<HttpResponse> {
   const remaining = Math.max(1, exp - unixSeconds(now));
   const found = await store.stat(key);
   if (!found) throw new DomainError("NOT_FOUND", "audio not found");
+  // The bytes at an address never change, and the signed URL names them until it expires: cache them that long,
+  // and revalidate by the tag. The S3 redirect is cached the same way, so its presigned GET lives as long.
+  const caching = { "Cache-Control": `private, max-age=${remaining}`, ETag: etag };
+  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) return { status: 304, headers: caching };
 
   if (store.kind === "s3") {
-    const expiresIn = Math.max(1, Math.min(remaining, maxPresignSeconds));
     const location = await store.presignRead(key, {
-      expiresIn,
+      expiresIn: remaining,
       method: method === "HEAD" ? "HEAD" : "GET",
       contentType: mimeType,
-      cacheControl: `private, max-age=${expiresIn}`,
+      cacheControl: `private, max-age=${remaining}`,
       signingDate: now,
     });
-    return { status: 302, headers: { Location: location, "Cache-Control": "no-store" } };
+    return { status: 302, headers: { Location: location, ...caching } };
   }
 
   const size = found.size;
   const headers: Record<string, string> = {
     "Content-Type": mimeType,
     "Accept-Ranges": "bytes",
-    "Cache-Control": `private, max-age=${remaining}`,
-    ETag: etag,
+    ...caching,
     "X-Content-Type-Options": "nosniff",
   };
   const wanted = parseRange(range, size);

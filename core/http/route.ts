@@ -63,6 +63,8 @@ export interface RouteDef {
   head?: boolean;
   /** Excluded from the public description (`/api/v1/system/*`). */
   internal?: boolean;
+  /** Answers besides `status` that are not errors (partial content, redirects, not modified), for the description. */
+  otherResponses?: Readonly<Record<number, string>>;
   /** Error codes this route can answer besides the ones its policy implies, for the description. */
   errors?: ErrorCode[];
   /** What a caller must know beyond the summary (Markdown), for the description. */

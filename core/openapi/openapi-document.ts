@@ -98,7 +98,7 @@ const operation = (route: RouteDef, named: Record<string, Json>): Json => {
     ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output", named) } } } }
     : { [route.produces ?? "application/octet-stream"]: {} };
   const responses: Record<string, Json> = { [String(route.status)]: { description: "Success", content: success } };
-  if (route.head) responses["206"] = { description: "Partial content (single byte range)" };
+  for (const [status, description] of Object.entries(route.otherResponses ?? {})) responses[status] = { description };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...policyErrors(route), ...(route.errors ?? [])])) {
     const status = errorStatus[code];

@@ -118,13 +118,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3 */
+        /**
+         * Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3
+         * @description Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: "<cid>"` (`"<cid>.mp3"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.
+         */
         get: operations["getAudio"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        /** Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3 (headers only) */
+        /**
+         * Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3 (headers only)
+         * @description Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: "<cid>"` (`"<cid>.mp3"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.
+         */
         head: operations["getAudioHead"];
         patch?: never;
         trace?: never;
@@ -1191,8 +1197,22 @@ export interface operations {
                     "audio/*": unknown;
                 };
             };
-            /** @description Partial content (single byte range) */
+            /** @description Partial content: one byte range (file store) */
             206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Redirect to a presigned GET that expires with the signature (S3 store) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the ETag */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1277,8 +1297,22 @@ export interface operations {
                     "audio/*": unknown;
                 };
             };
-            /** @description Partial content (single byte range) */
+            /** @description Partial content: one byte range (file store) */
             206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Redirect to a presigned GET that expires with the signature (S3 store) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the ETag */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
