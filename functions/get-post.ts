@@ -22,6 +22,7 @@ export const route = defineRoute({
   params: postIdParamsSchema,
   response: postViewSchema,
   errors: ["NOT_FOUND"],
+  description: "`embed.waveform` is at full resolution (BBC audiowaveform v2, about 20 points a second); list items carry an overview of at most 256 points.",
 });
 
 const impl = implement(route, async (call) => {

@@ -22,6 +22,8 @@ export const route = defineRoute({
   query: listPostsQuerySchema,
   response: pageSchema(postViewSchema),
   errors: ["VALIDATION_ERROR", "ACTING_ACTOR_REQUIRED"],
+  description:
+    "Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).",
 });
 
 /** Without `rootAuthor`: the viewer's own posts (needs the acting actor). With it: replies in that author's threads. */

@@ -8,6 +8,7 @@ import { webhookSecret } from "./support/enrichment-harness";
 import { verifyWebhook } from "../core/webhooks/verify-webhook";
 import { stubTranscriber, stubWaveform } from "../core/providers/stub-providers";
 import type { Waveform } from "../core/providers/provider-port";
+import { waveformOverview } from "../core/posts/waveform-overview";
 
 const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
 const patch = (svc: TestService, postId: string, actor: string | undefined, json: unknown, headers?: Record<string, string>) =>
@@ -71,7 +72,7 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       const list = await svc.get(`/api/v1/posts?limit=100`, { actor: "pr-long" });
       expect(list.status, list.body.toString()).toBe(200);
       const listed = (list.json.data.items as { uri: string; embed: { waveform: unknown } }[]).find((item) => item.uri.endsWith(postId));
-      expect(listed?.embed.waveform).toEqual(expected);
+      expect(listed?.embed.waveform).toEqual(waveformOverview(expected));
     });
 
     it("embed.transcript carries the detected language, and segments with speakers and words, each segment spanning its words", async () => {

@@ -75,6 +75,21 @@ describe("SQL statements per request, as the request log line reports them", () 
     expect(all).toBe(one);
   });
 
+  it("list items carry waveform overviews (at most 256 points) for the same statements as a single read of the full one", async () => {
+    const actor = "b-8";
+    for (const minutes of [1, 10]) {
+      const blob = await seedAudio(svc.deps, "alpha", undefined, minutes * 60_000);
+      await svc.post("/api/v1/posts", { actor, json: audioPost(blob, { waveform: true }) });
+    }
+    const items = (await svc.get("/api/v1/posts?limit=100", { actor })).json.data.items;
+    const id = items[0].uri.split("/").pop();
+    expect((await svc.get(`/api/v1/posts/${id}`, { actor })).json.data.embed.waveform.length).toBe(12_000);
+    for (const item of items) expect(item.embed.waveform.length).toBeLessThanOrEqual(256);
+    const single = await statementsOf(() => svc.get(`/api/v1/posts/${id}`, { actor }));
+    expect(single).toBeLessThanOrEqual(2);
+    expect(await statementsOf(() => svc.get("/api/v1/posts?limit=100", { actor }))).toBe(single);
+  });
+
   it("a PATCH costs at most 3 statements (rate limit, the checked stage write, the view); the inline pass is the worker's", async () => {
     const actor = "b-7";
     const blob = await seedAudio(svc.deps, "alpha");

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The viewer's own posts, or with `rootAuthor` the replies in threads that author started */
+        /**
+         * The viewer's own posts, or with `rootAuthor` the replies in threads that author started
+         * @description Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).
+         */
         get: operations["listPosts"];
         put?: never;
         /** Create a prompt, or a reply when `reply` is present */
@@ -29,7 +32,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One post, projected for the viewer (viewer-less without an acting actor) */
+        /**
+         * One post, projected for the viewer (viewer-less without an acting actor)
+         * @description `embed.waveform` is at full resolution (BBC audiowaveform v2, about 20 points a second); list items carry an overview of at most 256 points.
+         */
         get: operations["getPost"];
         put?: never;
         post?: never;
@@ -47,7 +53,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The direct replies of a post, oldest first */
+        /**
+         * The direct replies of a post, oldest first
+         * @description Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).
+         */
         get: operations["listReplies"];
         put?: never;
         post?: never;
