@@ -15,20 +15,24 @@ export interface SeenRequest {
   path: string;
   headers: IncomingHttpHeaders;
   fault: Fault["kind"] | "none";
+  /** The service's status, for a request passed through. */
+  answered?: number;
 }
 
 /**
- * An HTTP proxy on loopback in front of a real service, whose network fails on demand: `inject(match, ...faults)`
+ * An HTTP proxy on loopback in front of a real service (`target`, or a function naming it once it is known), whose
+ * network fails on demand: `inject(match, ...faults)`
  * applies the faults, in order, to the next requests that match. Every request is recorded in `seen`.
  */
-export const startFaultProxy = async (target: string) => {
+export const startFaultProxy = async (target: string | (() => string)) => {
   const seen: SeenRequest[] = [];
   const plans: { match: (method: string, path: string) => boolean; faults: Fault[] }[] = [];
   const held = new Set<ServerResponse>();
 
-  const forward = (req: IncomingMessage, res: ServerResponse, loseAnswer: boolean) => {
-    const url = new URL(req.url!, target);
+  const forward = (req: IncomingMessage, res: ServerResponse, loseAnswer: boolean, record: SeenRequest) => {
+    const url = new URL(req.url!, typeof target === "string" ? target : target());
     const upstream = request(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (answer) => {
+      record.answered = answer.statusCode;
       if (loseAnswer) {
         answer.resume();
         answer.on("end", () => res.socket?.destroy());
@@ -45,11 +49,12 @@ export const startFaultProxy = async (target: string) => {
     const path = req.url!;
     const plan = plans.find((p) => p.faults.length > 0 && p.match(req.method!, path));
     const fault = plan?.faults.shift();
-    seen.push({ method: req.method!, path, headers: req.headers, fault: fault?.kind ?? "none" });
-    if (!fault) return forward(req, res, false);
+    const record: SeenRequest = { method: req.method!, path, headers: req.headers, fault: fault?.kind ?? "none" };
+    seen.push(record);
+    if (!fault) return forward(req, res, false, record);
     switch (fault.kind) {
       case "lose-answer":
-        return forward(req, res, true);
+        return forward(req, res, true, record);
       case "status":
         req.resume();
         res.writeHead(fault.status, { "content-type": "application/json", ...fault.headers });

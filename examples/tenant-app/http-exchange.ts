@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { SvcError } from "../../client/src/index";
+
+/** A request body of at most `limit` bytes, whole. */
+export const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new HttpError(413, "body too large");
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+};
+
+export const readJson = async <T>(req: IncomingMessage): Promise<T> => {
+  try {
+    return JSON.parse((await readBody(req, 64 * 1024)).toString("utf8")) as T;
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, "the body is not JSON");
+  }
+};
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+};
+
+/** The page sees the service's error code and message, never more (no token, no stack). */
+export const sendError = (res: ServerResponse, error: unknown) => {
+  if (res.headersSent) return void res.destroy();
+  if (error instanceof SvcError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
+  if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: "BAD_REQUEST", message: error.message } });
+  sendJson(res, 502, { error: { code: "UPSTREAM", message: "the service could not be reached" } });
+};
+
+export const cookieOf = (req: IncomingMessage, name: string): string | undefined => {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(value.join("="));
+  }
+  return undefined;
+};

@@ -1,0 +1,176 @@
+import { h } from "/dom.js";
+import { mountPlayer, updatePlayer } from "/player.js";
+
+const $ = (id) => document.getElementById(id);
+const postIdOf = (post) => post.uri.split("/").pop();
+const reasons = {
+  not_a_participant: "Only the prompt's author and whoever opened this branch can reply here.",
+  unauthenticated: "Sign in to reply.",
+};
+
+/** Calls the BFF (never the service: the page holds no token). */
+const api = async (path, init = {}) => {
+  const res = await fetch(path, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error?.message ?? res.statusText);
+  return body;
+};
+const json = (method, body) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const say = (text) => ($("status").textContent = text);
+
+/** Rendered posts by id, and the last settle heard for each (postId, stage): the latest `occurredAt` wins. */
+const cards = new Map();
+const heard = new Map();
+let replyTo = null;
+let audio = null;
+
+// Sign-in: a demo cookie that the BFF maps to the acting actor.
+const start = async () => {
+  const session = await api("/api/session");
+  $("sign-in").hidden = Boolean(session.name);
+  $("signed-in").hidden = !session.name;
+  $("app").hidden = !session.name;
+  if (!session.name) return;
+  $("me").textContent = session.name;
+  listen();
+  await loadFeed();
+};
+$("sign-in").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  await api("/api/session", json("POST", { name: $("name").value }));
+  await start();
+});
+$("sign-out").addEventListener("click", async () => {
+  await api("/api/session", { method: "DELETE" });
+  location.reload();
+});
+
+// Recording with MediaRecorder (or a picked file), previewed before posting.
+let recorder = null;
+$("record").addEventListener("click", async () => {
+  if (recorder?.state === "recording") return recorder.stop();
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  const chunks = [];
+  recorder = new MediaRecorder(stream);
+  recorder.addEventListener("dataavailable", (e) => e.data.size && chunks.push(e.data));
+  const startedAt = performance.now();
+  const tick = setInterval(() => {
+    const seconds = (performance.now() - startedAt) / 1000;
+    $("elapsed").textContent = `${seconds.toFixed(1)} s`;
+    $("elapsed").dataset.seconds = seconds.toFixed(1);
+  }, 100);
+  recorder.addEventListener("stop", () => {
+    clearInterval(tick);
+    for (const track of stream.getTracks()) track.stop();
+    $("record").textContent = "● Record";
+    $("record").classList.remove("recording");
+    choose(new Blob(chunks, { type: recorder.mimeType }));
+  });
+  recorder.start(250);
+  $("record").textContent = "■ Stop";
+  $("record").classList.add("recording");
+});
+$("file").addEventListener("change", () => $("file").files[0] && choose($("file").files[0]));
+
+const choose = (blob) => {
+  audio = blob;
+  $("preview").src = URL.createObjectURL(blob);
+  $("preview").hidden = false;
+  $("post").disabled = false;
+  say(`${(blob.size / 1024).toFixed(0)} KiB of ${blob.type || "audio"}`);
+};
+
+const startReply = (post) => {
+  replyTo = post;
+  $("replying").hidden = false;
+  $("replying-to").textContent = post.authorId;
+  $("post").textContent = "Post reply";
+  $("composer").scrollIntoView({ behavior: "smooth" });
+};
+const endReply = () => {
+  replyTo = null;
+  $("replying").hidden = true;
+  $("post").textContent = "Post prompt";
+};
+$("cancel-reply").addEventListener("click", endReply);
+
+// Upload through the BFF, then post with every stage the service offers.
+$("post").addEventListener("click", async () => {
+  $("post").disabled = true;
+  try {
+    say("Uploading…");
+    const { blob } = await api("/api/audio", { method: "POST", headers: { "content-type": audio.type || "application/octet-stream" }, body: audio });
+    say("Posting…");
+    await api("/api/posts", json("POST", { text: $("text").value, audio: blob, replyTo: replyTo && postIdOf(replyTo) }));
+    $("text").value = "";
+    $("preview").hidden = true;
+    audio = null;
+    endReply();
+    say("Posted.");
+    await loadFeed();
+  } catch (error) {
+    say(`Not posted: ${error.message}`);
+    $("post").disabled = false;
+  }
+});
+
+// The feed: prompts newest first, each thread's replies nested under the post they answer.
+const loadFeed = async () => {
+  const { threads } = await api("/api/feed");
+  cards.clear();
+  $("feed").replaceChildren(
+    ...threads.map(({ post, replies }) => {
+      const children = (uri) => replies.filter((r) => r.record.reply.parent.uri === uri);
+      const branch = (p) => {
+        const below = children(p.uri);
+        return h("div", { class: "thread" }, card(p), below.length ? h("div", { class: "replies" }, ...below.map(branch)) : null);
+      };
+      return branch(post);
+    }),
+  );
+};
+
+const card = (post) => {
+  const id = postIdOf(post);
+  const entry = { stages: h("div", { class: "stages" }), player: null, playerBox: h("div", { class: "player" }), actions: h("div", { class: "row actions" }) };
+  const meta = `${post.authorId} · ${new Date(post.record.createdAt).toLocaleTimeString()}${post.kind === "reply" ? " · reply" : ""}`;
+  entry.el = h("article", { "data-post": id, "data-author": post.authorId }, h("div", { class: "meta" }, meta), post.record.text ? h("p", { class: "text" }, post.record.text) : null, entry.stages, entry.playerBox, entry.actions);
+  cards.set(id, entry);
+  render(entry, post);
+  return entry.el;
+};
+
+const render = (entry, post) => {
+  const id = postIdOf(post);
+  entry.stages.replaceChildren(
+    ...Object.entries(post.processing ?? {}).map(([stage, state]) =>
+      h("span", { class: "stage", "data-stage": stage, "data-status": state.status, "data-live": heard.get(`${id}:${stage}`)?.status === state.status, title: state.reason ?? "" }, `${stage}: ${state.status}`),
+    ),
+  );
+  if (post.embed) entry.player = entry.player ? updatePlayer(entry.player, post.embed) : mountPlayer(entry.playerBox, id, post.embed);
+  const viewer = post.viewer;
+  const reply = h("button", { type: "button", class: "reply", disabled: !viewer?.canReply, onclick: () => startReply(post) }, "Reply");
+  const why = viewer && !viewer.canReply ? h("span", { class: "reply-reason", "data-reason": viewer.replyDisabledReason }, reasons[viewer.replyDisabledReason] ?? viewer.replyDisabledReason) : null;
+  entry.actions.replaceChildren(reply, ...(why ? [why] : []));
+};
+
+// Live stage status: the BFF relays the service's verified webhooks; the page reconciles from GET.
+const listen = () => {
+  const waiting = new Map();
+  const events = new EventSource("/api/events");
+  events.addEventListener("settle", (message) => {
+    const settle = JSON.parse(message.data);
+    const key = `${settle.postId}:${settle.stage}`;
+    if ((heard.get(key)?.occurredAt ?? "") > settle.occurredAt) return;
+    heard.set(key, settle);
+    if (!cards.has(settle.postId) || waiting.has(settle.postId)) return; // not shown yet: marked when it renders
+    // Settles come in bursts: one GET for the post after each burst.
+    waiting.set(settle.postId, setTimeout(async () => {
+      waiting.delete(settle.postId);
+      const entry = cards.get(settle.postId);
+      if (entry) render(entry, (await api(`/api/posts/${settle.postId}`)).post);
+    }, 150));
+  });
+};
+
+await start();

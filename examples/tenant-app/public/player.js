@@ -1,0 +1,68 @@
+import WaveSurfer from "/vendor/wavesurfer.esm.js";
+import { h } from "/dom.js";
+
+/** Channel 0 of a BBC audiowaveform v2 object (min, max per pixel, channels interleaved), scaled to -1..1. */
+const peaksOf = (waveform) => {
+  const scale = waveform.bits === 8 ? 128 : 32768;
+  const stride = 2 * waveform.channels;
+  const peaks = [];
+  for (let i = 0; i + 1 < waveform.data.length; i += stride) peaks.push(waveform.data[i] / scale, waveform.data[i + 1] / scale);
+  return [Float32Array.from(peaks)];
+};
+
+/** The blob a playback URL names: its signature and expiry change every 15 minutes, its `url` only with the audio. */
+const blobOf = (url) => new URL(url).searchParams.get("url");
+
+/**
+ * A post's player: the signed `embed.url` in an <audio>, the waveform drawn from `embed.waveform` (click to seek),
+ * the transcript under it with the segment being spoken highlighted, and a captions track made by toWebVTT.
+ */
+export const mountPlayer = (box, postId, embed) => {
+  const audio = h("audio", { controls: true, preload: "metadata", src: embed.url });
+  const play = h("button", { type: "button", class: "play", "aria-label": "Play" }, "▶");
+  play.addEventListener("click", () => (audio.paused ? audio.play() : audio.pause()));
+  audio.addEventListener("play", () => (play.textContent = "❚❚"));
+  audio.addEventListener("pause", () => (play.textContent = "▶"));
+  const wave = h("div", { class: "waveform" });
+  const transcript = h("p", { class: "transcript" });
+  box.replaceChildren(h("div", { class: "row" }, play, h("span", { class: "duration" }, embed.durationMs ? `${(embed.durationMs / 1000).toFixed(1)} s` : "")), wave, audio, transcript);
+  const player = { postId, audio, wave, transcript, surfer: null, segments: [] };
+  audio.addEventListener("timeupdate", () => highlight(player));
+  return updatePlayer(player, embed);
+};
+
+export const updatePlayer = (player, embed) => {
+  const { audio } = player;
+  if (blobOf(embed.url) !== blobOf(audio.src) && audio.paused) audio.src = embed.url;
+  if (embed.waveform && !player.surfer) {
+    const duration = embed.durationMs ? embed.durationMs / 1000 : (embed.waveform.length * embed.waveform.samples_per_pixel) / embed.waveform.sample_rate;
+    player.surfer = WaveSurfer.create({
+      container: player.wave,
+      media: audio,
+      peaks: peaksOf(embed.waveform),
+      duration,
+      height: 64,
+      waveColor: "#9aa7c7",
+      progressColor: "#3b5bdb",
+      cursorColor: "#1d2330",
+      barWidth: 2,
+      barGap: 1,
+      normalize: true,
+    });
+  }
+  if (embed.transcript?.segments && player.segments.length === 0) {
+    player.segments = embed.transcript.segments.map((segment) => ({ ...segment, span: h("span", {}, segment.text) }));
+    player.transcript.replaceChildren(...player.segments.flatMap((s) => [s.span, " "]));
+    const track = h("track", { kind: "captions", label: "Captions", srclang: embed.transcript.lang ?? "en", src: `/api/posts/${player.postId}/captions.vtt`, default: true });
+    audio.append(track);
+    track.track.mode = "hidden"; // loads the cues; an <audio> shows none itself
+  } else if (embed.transcript && !embed.transcript.segments && !player.transcript.textContent) {
+    player.transcript.textContent = embed.transcript.text;
+  }
+  return player;
+};
+
+const highlight = (player) => {
+  const ms = player.audio.currentTime * 1000;
+  for (const segment of player.segments) segment.span.classList.toggle("speaking", segment.startMs <= ms && ms < segment.endMs);
+};

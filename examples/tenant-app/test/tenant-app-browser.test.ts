@@ -1,0 +1,199 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stageNames } from "../../../client/src/index";
+import { startFaultProxy, type FaultProxy } from "../../../client/test/support/fault-proxy";
+import { createFsBlobStore } from "../../../core/blobs/fs-blob-store";
+import { createLogger } from "../../../core/observability/logger";
+import { parseRenditionConfig } from "../../../core/rendition/rendition-config";
+import { startRendition, type RunningRendition } from "../../../core/rendition/rendition-node-root";
+import { backends } from "../../../test/support/databases";
+import { makeClip } from "../../../test/support/rendition-fixtures";
+import { startTestService, type TestService } from "../../../test/support/test-service";
+import { startTenantApp } from "../tenant-app";
+import { launchChromium } from "./chromium";
+
+const screenshots = path.resolve(import.meta.dirname, "../screenshots");
+const renditionToken = "tenant-app-rendition-token-0000000000000000";
+const webhookSecret = "tenant-app-webhook-secret-000000000000000";
+const logger = createLogger("silent");
+
+const listening = async (): Promise<Server> => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+};
+
+/**
+ * The whole loop a tenant lives through, in a real browser: the service with real processing (the rendition service
+ * for trim, waveform and denoise; the stub transcriber), webhooks to the tenant app, the app's page in Chromium with a
+ * fake microphone. Playback goes through a recording proxy, so the test sees what the service was asked and answered.
+ */
+describe("the reference tenant app in headless Chromium", () => {
+  let dir: string;
+  let rendition: RunningRendition;
+  let playback: FaultProxy;
+  let svc: TestService;
+  let app: Awaited<ReturnType<typeof startTenantApp>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "tenant-app-"));
+    await mkdir(screenshots, { recursive: true });
+    const microphone = path.join(dir, "microphone.wav");
+    await writeFile(microphone, await makeClip("audio/wav", { lead: 0.3, tone: 2.4, tail: 0.6, noise: true }));
+    const blobDir = path.join(dir, "blobs");
+    rendition = await startRendition(parseRenditionConfig({ SVC_BLOB_DIR: blobDir, RENDITION_SERVICE_TOKEN: renditionToken, RENDITION_PORT: "0" }, logger), logger, {
+      store: createFsBlobStore(blobDir),
+    });
+    const appListener = await listening();
+    const appUrl = `http://127.0.0.1:${(appListener.address() as AddressInfo).port}`;
+    let serviceUrl = "";
+    playback = await startFaultProxy(() => serviceUrl);
+    svc = await startTestService({
+      driver: "node",
+      sql: backends[0]!.open,
+      blobs: createFsBlobStore(blobDir),
+      env: {
+        SVC_PROCESSING_INLINE: "true",
+        SVC_PROCESSING_STUB: "false",
+        SVC_RENDITION_SERVICE_URL: rendition.url,
+        RENDITION_SERVICE_TOKEN: renditionToken,
+        SVC_DENOISER: "rnnoise",
+        SVC_TRANSCRIBER: "stub",
+        SVC_APP_WEBHOOK_URLS: `alpha:${appUrl}/webhooks`,
+        SVC_APP_WEBHOOK_SECRETS: `alpha:${webhookSecret}`,
+        // Playback URLs point at the recording proxy in front of the service.
+        SVC_PUBLIC_BASE_URL: playback.url,
+      },
+    });
+    serviceUrl = svc.baseUrl;
+    app = await startTenantApp({ service: { baseUrl: svc.baseUrl, token: svc.tenants.alpha.token }, webhookSecret, listen: { handle: appListener } });
+    browser = await launchChromium(microphone);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await svc?.close();
+    await playback?.close();
+    await rendition?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** What each page asked of the service itself: only playback, never with the token. */
+  const serviceCalls: { url: string; authorization?: string }[] = [];
+
+  const signIn = async (name: string): Promise<Page> => {
+    const page = await (await browser.newContext()).newPage();
+    page.on("request", (request) => {
+      if (/^https?:/.test(request.url()) && !request.url().startsWith(app.url)) serviceCalls.push({ url: request.url(), authorization: request.headers().authorization });
+    });
+    await page.goto(app.url);
+    await page.fill("#name", name);
+    await page.click("#sign-in button");
+    await page.waitForSelector("#app:not([hidden])");
+    // Set once: a reload would lose it.
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    return page;
+  };
+
+  /** Records from the fake microphone until the page's own clock says 3 s, then posts. */
+  const recordAndPost = async (page: Page) => {
+    await page.click("#record");
+    await page.waitForFunction(() => Number(document.getElementById("elapsed")!.dataset.seconds) >= 3);
+    await page.click("#record");
+    await page.waitForSelector("#post:not([disabled])");
+    await page.click("#post");
+    await page.waitForFunction(() => document.getElementById("status")!.textContent === "Posted.");
+  };
+
+  const settledLive = (page: Page, author: string) =>
+    page.waitForFunction(
+      ([who, stages]) => {
+        const chips = [...document.querySelectorAll(`article[data-author="${who}"] .stage`)] as HTMLElement[];
+        return chips.length === stages.length && chips.every((chip) => chip.dataset.status === "ready" && chip.hasAttribute("data-live"));
+      },
+      [author, stageNames] as const,
+      { timeout: 60_000 },
+    );
+
+  // One story in order: each step starts where the one before left the app.
+  let alice: Page;
+  let bob: Page;
+  let carol: Page;
+  const aliceAudio = () => alice.evaluate(() => {
+    const audio = document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement;
+    return { currentTime: audio.currentTime, duration: audio.duration };
+  });
+
+  it("a prompt recorded from the microphone appears, and its stages settle through webhook and server-sent events without a reload", async () => {
+    alice = await signIn("alice");
+    await recordAndPost(alice);
+    await alice.waitForSelector('article[data-author="alice"]');
+    await settledLive(alice, "alice");
+    expect(await alice.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+  }, 120_000);
+
+  it("the waveform is drawn from embed.waveform on a canvas", async () => {
+    await alice.waitForFunction(() => {
+      const host = document.querySelector('article[data-author="alice"] .waveform > div');
+      const canvases = [...(host?.shadowRoot?.querySelectorAll("canvas") ?? [])] as HTMLCanvasElement[];
+      return canvases.some((canvas) => {
+        if (!canvas.width || !canvas.height) return false;
+        const pixels = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) return true;
+        return false;
+      });
+    });
+  });
+
+  it("the transcript shows under the player, and the captions track made by toWebVTT loads its cues", async () => {
+    expect((await alice.locator('article[data-author="alice"] .transcript').textContent())?.trim()).not.toBe("");
+    await alice.waitForFunction(() => (document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement).textTracks[0]?.cues?.length! > 0);
+  });
+
+  it("the signed embed.url plays, a click on the waveform seeks to the middle, and the service answered a Range request with 206", async () => {
+    const card = alice.locator('article[data-author="alice"]');
+    await card.locator("button.play").click();
+    await alice.waitForFunction(() => (document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement).currentTime > 0.3);
+    await card.locator("button.play").click();
+    const wave = (await card.locator(".waveform").boundingBox())!;
+    await alice.mouse.click(wave.x + wave.width / 2, wave.y + wave.height / 2);
+    const { currentTime, duration } = await aliceAudio();
+    expect(currentTime / duration).toBeGreaterThan(0.35);
+    expect(currentTime / duration).toBeLessThan(0.65);
+    const ranged = playback.seen.filter((r) => r.path.startsWith("/api/v1/audio") && r.headers.range);
+    expect(ranged.some((r) => r.answered === 206)).toBe(true);
+    await alice.screenshot({ path: path.join(screenshots, "1-alice-prompt.png"), fullPage: true });
+  });
+
+  it("a second user replies to the prompt, and the reply's stages settle live too", async () => {
+    bob = await signIn("bob");
+    await bob.locator('article[data-author="alice"] button.reply').click();
+    await recordAndPost(bob);
+    await bob.waitForSelector('.replies article[data-author="bob"]');
+    await settledLive(bob, "bob");
+    await bob.screenshot({ path: path.join(screenshots, "2-bob-reply.png"), fullPage: true });
+  }, 120_000);
+
+  it("a third user may reply to the prompt, but sees the reply to the branch bob opened disabled, with its reason", async () => {
+    carol = await signIn("carol");
+    await carol.waitForSelector('article[data-author="bob"]');
+    expect(await carol.locator('article[data-author="alice"] > .actions button.reply').isDisabled()).toBe(false);
+    const branch = carol.locator('article[data-author="bob"]');
+    expect(await branch.locator("button.reply").isDisabled()).toBe(true);
+    expect(await branch.locator(".reply-reason").getAttribute("data-reason")).toBe("not_a_participant");
+    expect(await branch.locator(".reply-reason").textContent()).toMatch(/author/);
+    await carol.screenshot({ path: path.join(screenshots, "3-carol-gated.png"), fullPage: true });
+  });
+
+  it("the browser never holds the service token: it calls the service only to play signed playback URLs", async () => {
+    expect(serviceCalls.length).toBeGreaterThan(0);
+    for (const call of serviceCalls) expect(call).toEqual({ url: expect.stringMatching(new RegExp(`^${playback.url}/api/v1/audio\\?`)), authorization: undefined });
+    for (const page of [alice, bob, carol]) expect(await page.content()).not.toContain(svc.tenants.alpha.token);
+  });
+});
