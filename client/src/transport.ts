@@ -63,6 +63,7 @@ export const withRetries = async <T>(transport: Transport, repeatable: boolean, 
 /** The transport's sleep, cut short by the caller's abort. */
 const pause = async (transport: Transport, ms: number, signal: AbortSignal | undefined): Promise<void> => {
   if (!signal) return transport.sleep(ms);
+  signal.throwIfAborted();
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal.reason);

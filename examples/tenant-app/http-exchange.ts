@@ -7,7 +7,7 @@ export const readBody = async (req: IncomingMessage, limit: number): Promise<Buf
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new HttpError(413, "body too large");
+    if (size > limit) throw new HttpError(413, "TOO_LARGE", "body too large");
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -18,13 +18,15 @@ export const readJson = async <T>(req: IncomingMessage): Promise<T> => {
     return JSON.parse((await readBody(req, 64 * 1024)).toString("utf8")) as T;
   } catch (error) {
     if (error instanceof HttpError) throw error;
-    throw new HttpError(400, "the body is not JSON");
+    throw new HttpError(400, "BAD_REQUEST", "the body is not JSON");
   }
 };
 
+/** The app's own refusals (the service's are SvcErrors). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
+    readonly code: string,
     message: string,
   ) {
     super(message);
@@ -40,7 +42,7 @@ export const sendJson = (res: ServerResponse, status: number, body: unknown, hea
 export const sendError = (res: ServerResponse, error: unknown) => {
   if (res.headersSent) return void res.destroy();
   if (error instanceof SvcError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
-  if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: "BAD_REQUEST", message: error.message } });
+  if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
   sendJson(res, 502, { error: { code: "UPSTREAM", message: "the service could not be reached" } });
 };
 

@@ -44,7 +44,7 @@ export const startTenantApp = async (options: TenantAppOptions) => {
 
   const viewer = (req: IncomingMessage): SvcClient => {
     const name = cookieOf(req, sessionCookie);
-    if (!name) throw new HttpError(401, "sign in first");
+    if (!name) throw new HttpError(401, "SIGN_IN", "sign in first");
     return svc.as(name);
   };
 
@@ -52,7 +52,7 @@ export const startTenantApp = async (options: TenantAppOptions) => {
     "GET /api/session": async (req, res) => sendJson(res, 200, { name: cookieOf(req, sessionCookie) ?? null, stages: stageNames }),
     "POST /api/session": async (req, res) => {
       const { name } = await readJson<{ name?: unknown }>(req);
-      if (typeof name !== "string" || !/^[\p{L}\p{N} ._-]{1,40}$/u.test(name.trim())) throw new HttpError(400, "a name of 1 to 40 letters, digits, spaces, dots, dashes");
+      if (typeof name !== "string" || !/^[\p{L}\p{N} ._-]{1,40}$/u.test(name.trim())) throw new HttpError(400, "BAD_NAME", "a name of 1 to 40 letters, digits, spaces, dots, dashes");
       sendJson(res, 200, { name: name.trim() }, { "set-cookie": `${sessionCookie}=${encodeURIComponent(name.trim())}; Path=/; HttpOnly; SameSite=Lax` });
     },
     "DELETE /api/session": async (_req, res) => sendJson(res, 200, { name: null }, { "set-cookie": `${sessionCookie}=; Path=/; Max-Age=0` }),

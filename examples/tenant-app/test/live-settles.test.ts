@@ -58,5 +58,6 @@ describe("the tenant app's live stage status", () => {
   it("answers 401 to a page that has not signed in, without calling the service", async () => {
     const res = await fetch(`${app.url}/api/feed`);
     expect(res.status).toBe(401);
+    expect((await res.json()).error.code).toBe("SIGN_IN");
   });
 });
