@@ -75,6 +75,30 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       expect(listed?.embed.waveform).toEqual(waveformOverview(expected));
     });
 
+    it("an hour of transcript words (past the inline budget, no waveform) is read whole through GET and a list, in follow-up statements under the 1 MiB cap", async () => {
+      const blob = await seedAudio(svc.deps, "alpha", undefined, 3_600_000);
+      const created = await svc.post("/api/v1/posts", { actor: "pr-hour-words", json: audioPost(blob, { transcribe: true }) });
+      expect(created.status, created.body.toString()).toBe(201);
+      const postId = created.json.data.postId as string;
+      const expected = await stubTranscriber().transcribe(
+        { appId: "alpha", cid: blob.ref.$link, mimeType: blob.mimeType, size: blob.size, durationMs: 3_600_000 },
+        { signal: new AbortController().signal, deadline: Infinity },
+      );
+      expect(expected.segments!.flatMap((s) => s.words!)).toHaveLength(9000);
+      // Several parts of 32 KiB, and more than one follow-up statement of 512 KiB.
+      expect(JSON.stringify(expected).length).toBeGreaterThan(512 * 1024);
+
+      const view = await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-hour-words" });
+      expect(view.status, view.body.toString()).toBe(200);
+      expect(view.json.data.embed.transcript).toEqual({ text: expected.text, lang: "en", segments: expected.segments });
+
+      const list = await svc.get(`/api/v1/posts?limit=100`, { actor: "pr-hour-words" });
+      expect(list.status, list.body.toString()).toBe(200);
+      const [listed] = list.json.data.items as { uri: string; embed: { transcript: unknown } }[];
+      expect(listed!.uri.endsWith(postId)).toBe(true);
+      expect(listed!.embed.transcript).toEqual(view.json.data.embed.transcript);
+    });
+
     it("embed.transcript carries the detected language, and segments with speakers and words, each segment spanning its words", async () => {
       const blob = await seedAudio(svc.deps, "alpha", undefined, 20_000);
       const created = await svc.post("/api/v1/posts", { actor: "pr-words", json: audioPost(blob, { transcribe: true }) });

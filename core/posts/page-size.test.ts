@@ -7,7 +7,7 @@ import { migrationsDir } from "../../test/support/databases";
 import { migrate } from "../sql/migrate";
 import type { SqlBackend } from "../sql/port";
 import { openRdsData } from "../sql/rds-data";
-import { listPosts } from "./post-store";
+import { listPosts, pageArtifactBudget } from "./post-store";
 
 /** The Data API's response cap, and the error it answers past it (BadRequestException). */
 const responseCap = 1024 * 1024;
@@ -114,5 +114,42 @@ describe("list pages under the Data API's 1 MiB response cap", () => {
     const page = await listPosts(sql, appId, { kind: "own", authorId: "alice" }, undefined, 3);
     expect(page.items.map((p) => p.rkey)).toEqual([rkeyOf(39), rkeyOf(38), rkeyOf(37)]);
     expect(page.nextCursor).toBe(rkeyOf(37));
+  });
+});
+
+describe("list pages under Lambda's 6 MB answer", () => {
+  const hoursApp = "hours";
+  const hourCount = 6;
+  // About an hour of transcript words each (a megabyte of JSON): too large to travel inline, read after the page.
+  const hourTranscript = (i: number) => ({ $type: "dev.svc.audio.transcript", text: `hour ${i} `.padEnd(1_000_000, "so we talked about it ") });
+
+  beforeAll(async () => {
+    for (let i = 0; i < hourCount; i++) {
+      const record = { $type: "dev.svc.feed.post", text: `hour post ${i}`, createdAt: new Date(Date.UTC(2026, 10, 2, 0, i)).toISOString() };
+      await sql.query("INSERT INTO posts (app_id, rkey, record, cid, author_id) VALUES ($1, $2, $3::json, $4, $5)", [
+        hoursApp, rkeyOf(i), JSON.stringify(record), `bafyreihour${i}`, "carol",
+      ]);
+      await sql.query("INSERT INTO transcripts (app_id, rkey, record, cid, updated_at) VALUES ($1, $2, $3::json, $4, now())", [
+        hoursApp, rkeyOf(i), JSON.stringify(hourTranscript(i)), `bafyreihourtranscript${i}`,
+      ]);
+    }
+  }, 120_000);
+
+  it("a page stops once its posts' artifacts pass 4 MiB, read after it or not, and nextCursor continues until every post is read once", async () => {
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await listPosts(sql, hoursApp, { kind: "own", authorId: "carol" }, cursor, 100);
+      expect(page.items.length).toBeGreaterThan(0);
+      for (const item of page.items) expect(item.transcript?.text).toBe(hourTranscript(Number(item.rkey.slice(-8))).text);
+      sizes.push(page.items.reduce((sum, item) => sum + Buffer.byteLength(JSON.stringify(item.transcript)), 0));
+      seen.push(...page.items.map((p) => p.rkey));
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    expect(sizes.length).toBe(2);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(pageArtifactBudget);
+    expect(seen).toEqual(Array.from({ length: hourCount }, (_, i) => rkeyOf(hourCount - 1 - i)));
   });
 });

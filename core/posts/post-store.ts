@@ -30,6 +30,14 @@ export type PostList =
 export const pageByteBudget = 512 * 1024;
 const rowBytes = (x: string) => `(octet_length(${x}.record::text) + ${inlinedBytes(x)} + 1024)`;
 
+/**
+ * Lambda answers at most 6 MB, with the body's quotes escaped, and artifacts too large to travel inline are read
+ * after the page (an hour of transcript words and waveform is about 1.3 MB), so a page also stops once its posts'
+ * artifacts, inline or not, pass this many bytes.
+ */
+export const pageArtifactBudget = 4 * 1024 * 1024;
+const artifactBytes = (x: string) => `(coalesce(octet_length(${x}.transcript_body), 0) + coalesce(octet_length(${x}.waveform_body), 0))`;
+
 export interface Page {
   items: PostRow[];
   nextCursor: string | null;
@@ -65,18 +73,22 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
   // Posts lists are newest first; a thread's replies read oldest first.
   const [order, after] = list.kind === "replies" ? ["ASC", ">"] : ["DESC", "<"];
   const c = p.add(cursor ?? null);
-  // The page stops early once its rows pass pageByteBudget (the first row always comes), so the answer stays under
-  // the Data API's 1 MiB response cap; nextCursor continues from the last row returned.
+  // The page stops early once its rows pass pageByteBudget, so the answer stays under the Data API's 1 MiB response
+  // cap, or its artifacts pass pageArtifactBudget (the first row always comes); nextCursor continues from the last
+  // row returned.
   const rows = await sql.query(
     `WITH page AS MATERIALIZED (
        SELECT ${postColumns} FROM posts p ${blobJoin}
         WHERE ${where} AND (${c}::text IS NULL OR p.rkey ${after} ${c}::text)
         ORDER BY p.rkey ${order} LIMIT ${p.add(limit + 1)}::int
      ), sized AS (
-       SELECT page.rkey, row_number() OVER w AS n, sum(${rowBytes("page")}) OVER w AS bytes_through
+       SELECT page.rkey, row_number() OVER w AS n, sum(${rowBytes("page")}) OVER w AS bytes_through,
+              sum(${artifactBytes("page")}) OVER w AS artifact_bytes_through
          FROM page WINDOW w AS (ORDER BY page.rkey ${order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
      ), kept AS MATERIALIZED (
-       SELECT page.* FROM page JOIN sized USING (rkey) WHERE sized.n = 1 OR sized.bytes_through <= ${p.add(pageByteBudget)}::bigint
+       SELECT page.* FROM page JOIN sized USING (rkey)
+        WHERE sized.n = 1
+           OR (sized.bytes_through <= ${p.add(pageByteBudget)}::bigint AND sized.artifact_bytes_through <= ${p.add(pageArtifactBudget)}::bigint)
      )
      SELECT kept_rows.*, (SELECT count(*) FROM page)::int AS fetched,
             (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
