@@ -3,6 +3,7 @@ const adapters = [
   "^core/sql/(pglite|postgres|rds-data)\\.ts$",
   "^core/blobs/(fs|s3)-blob-store\\.ts$",
   "^core/runtime/",
+  "^core/aws/",
   "^core/http/",
   "@aws-sdk/",
   "^node_modules/@aws-sdk/",
@@ -38,17 +39,17 @@ module.exports = {
       name: "core-not-functions",
       severity: "error",
       comment: "Route files import core, never the reverse; only the Node host's entry reads the route table.",
-      from: { path: "^core/", pathNot: "^core/runtime/(load-routes|write-openapi)\\.ts$|\\.(test|bench)\\.ts$|\\.test-d\\.ts$" },
+      from: { path: "^core/", pathNot: "^core/runtime/node/load-routes\\.ts$|\\.(test|bench)\\.ts$|\\.test-d\\.ts$" },
       to: { path: "^functions/" },
     },
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    // Tests, and the entry points (npm start, npm run openapi, npm run rendition, the route loader the Node host and
-    // the tests use): nothing imports an entry, so none can sit on a cycle, but at folder scope they would tie their
-    // folder to everything they compose.
+    // Tests, and the entry points (npm start, npm run rendition, the route loader the Node host and the tests use):
+    // nothing imports an entry, so none can sit on a cycle, but at folder scope they would tie their folder to
+    // everything they compose.
     exclude: {
-      path: "\\.(test|bench|suite)\\.ts$|\\.test-d\\.ts$|^core/runtime/(node-server|load-routes|write-openapi)\\.ts$|^core/rendition/rendition-main\\.ts$",
+      path: "\\.(test|bench|suite)\\.ts$|\\.test-d\\.ts$|^core/runtime/node/(node-server|load-routes)\\.ts$|^core/rendition/rendition-main\\.ts$",
     },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },

@@ -1,5 +1,5 @@
 /**
- * HTTP load benchmark of the Node host (`npm run bench`; CI does not run it). It starts `core/runtime/node-server.ts`
+ * HTTP load benchmark of the Node host (`npm run bench`; CI does not run it). It starts `core/runtime/node/node-server.ts`
  * as a child process on PGlite (a fresh data directory, then restarted on it) and, when TEST_DATABASE_URL is set,
  * on a fresh Postgres database, and drives it over keep-alive HTTP the way clients do: create c=1 and c=16, get
  * c=1 and c=16, list c=16, and multipart uploads of real MP3 audio (64 KiB to 25 MiB) next to SHA-256 of the same
@@ -113,7 +113,7 @@ async function startServer(databaseUrl: string, blobDir: string): Promise<Server
   };
   const started = performance.now();
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.join(root, "core/runtime/node-server.ts")], {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.join(root, "core/runtime/node/node-server.ts")], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "inherit"],

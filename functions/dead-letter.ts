@@ -1,7 +1,7 @@
-import { jobScopes } from "../core/runtime/function-scopes";
+import { jobScopes } from "../core/runtime/lambda/function-scopes";
 import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { deadLetterHandler } from "../core/runtime/settle-jobs";
+import { deadLetterHandler } from "../core/runtime/jobs/settle-jobs";
 
 const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.deadLetter);
 

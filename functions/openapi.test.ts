@@ -3,7 +3,7 @@ import * as z from "zod";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../core/openapi/openapi-document";
 import { stageOrder } from "../core/records/stages";
-import { openApiJson, openApiJsonPath } from "../core/runtime/write-openapi";
+import { openApiJson, openApiJsonPath } from "../scripts/write-openapi";
 import { webhookBody } from "../core/webhooks/webhook-event";
 import { routeList } from "./routes";
 

@@ -1,10 +1,10 @@
 import { createSqsClient } from "../core/dispatch/sqs-client";
-import { jobScopes } from "../core/runtime/function-scopes";
+import { jobScopes } from "../core/runtime/lambda/function-scopes";
 import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
 import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
-import { stageHandler } from "../core/runtime/queue-handlers";
+import { stageHandler } from "../core/runtime/jobs/queue-handlers";
 
 const lambdaPorts = lambdaDeps({ sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment }, jobScopes.stage);
 

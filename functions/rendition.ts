@@ -6,7 +6,7 @@ import { resolveFfmpegPath } from "../core/rendition/ffmpeg-path";
 import { createPcmCache } from "../core/rendition/pcm-cache";
 import { parseRenditionConfig } from "../core/rendition/rendition-config";
 import { createRenditionService, type RenditionService } from "../core/rendition/rendition-service";
-import { loadSstConfig } from "../core/runtime/sst-config";
+import { loadSstConfig } from "../core/runtime/lambda/sst-config";
 
 /**
  * The rendition service as a Lambda behind a function URL (payload 2.0): S3 only, ffmpeg from

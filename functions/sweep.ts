@@ -1,8 +1,8 @@
-import { durableDispatcher } from "../core/runtime/compose-enrichment";
-import { jobScopes } from "../core/runtime/function-scopes";
+import { durableDispatcher } from "../core/runtime/enrichment/compose-enrichment";
+import { jobScopes } from "../core/runtime/lambda/function-scopes";
 import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { runSweep } from "../core/runtime/settle-jobs";
+import { runSweep } from "../core/runtime/jobs/settle-jobs";
 import type { Dispatcher } from "../core/processing/dispatcher";
 
 const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.sweep);

@@ -8,7 +8,7 @@ import { routeMethods } from "../core/http/route";
 import { routeList } from "../functions/routes";
 import type { VariableScope } from "../core/config/variable-scopes";
 import { configVariables, variablesOf } from "../core/config/variables";
-import { jobScopes, routeScopes } from "../core/runtime/function-scopes";
+import { jobScopes, routeScopes } from "../core/runtime/lambda/function-scopes";
 import {
   apiTimeoutSeconds,
   processingMaxReceives,

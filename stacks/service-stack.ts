@@ -13,7 +13,7 @@ import { useProject } from "sst/project.js";
 import { Api, Config, Cron, Function, Queue, Script, type StackContext } from "sst/constructs";
 import type { VariableScope } from "../core/config/variable-scopes";
 import { variablesOf } from "../core/config/variables";
-import { jobScopes, routeScopes } from "../core/runtime/function-scopes";
+import { jobScopes, routeScopes } from "../core/runtime/lambda/function-scopes";
 import { routeList } from "../functions/routes";
 import { deployedScriptName } from "../core/openapi/reference-script-file";
 import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";

@@ -1,5 +1,5 @@
 import { bench, describe } from "vitest";
-import { startEnrichmentWorkers } from "../core/runtime/enrichment-workers";
+import { startEnrichmentWorkers } from "../core/runtime/node/enrichment-workers";
 import { backends, migratedDatabase } from "./support/databases";
 import { allStages } from "./support/enrichment-harness";
 import { audioPost, seedAudio } from "./support/seeded-audio";

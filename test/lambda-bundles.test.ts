@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { routeList } from "../functions/routes";
-import { routeScopes } from "../core/runtime/function-scopes";
+import { routeScopes } from "../core/runtime/lambda/function-scopes";
 import { adaptersIn, bundleBudgetBytes, bundleFunction, functionFiles, type AdapterName } from "./support/lambda-bundle";
 
 /** What each port's Lambda adapter brings into a bundle. */

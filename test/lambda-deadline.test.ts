@@ -2,8 +2,8 @@ import { DatabaseResumingException, type RDSDataClient } from "@aws-sdk/client-r
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../functions/routes";
-import { lambdaHandler } from "../core/runtime/lambda-handler";
-import { loadRouteImpls } from "../core/runtime/load-routes";
+import { lambdaHandler } from "../core/runtime/lambda/lambda-handler";
+import { loadRouteImpls } from "../core/runtime/node/load-routes";
 import { openRdsData } from "../core/sql/rds-data";
 import { apiGatewayEvent, startTestService, type TestService } from "./support/test-service";
 

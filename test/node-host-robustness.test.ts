@@ -37,7 +37,7 @@ describe.each(backends)("the Node host on $name", ({ open }) => {
 describe("a serving process", () => {
   it("an unexpected rejection or exception anywhere is logged at error level and never exits the process", () => {
     const script = [
-      'import { keepServing } from "./core/runtime/keep-serving.ts";',
+      'import { keepServing } from "./core/runtime/node/keep-serving.ts";',
       'import { createLogger } from "./core/observability/logger.ts";',
       'keepServing(createLogger("info"));',
       'Promise.reject(new Error("nobody awaited this"));',

@@ -64,7 +64,7 @@ const freePort = () =>
 
 const startServer = async (opts: { databaseUrl: string; did: string; blobDir: string }) => {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "core/runtime/node-server.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "core/runtime/node/node-server.ts")], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH,

@@ -108,7 +108,7 @@ describe("startup configuration", () => {
 
 /** `npm start`'s process on `env` until it logs "listening"; its log lines, and a stop that waits for its exit. */
 async function startNodeServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "core/runtime/node-server.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "core/runtime/node/node-server.ts"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "test", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -135,7 +135,7 @@ async function startNodeServer(env: Record<string, string>) {
 describe("first start on PGlite", () => {
   it("npm start runs the server in node itself, with no tsx CLI process (about 45 MB) beside it", async () => {
     const scripts = (JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.start).toBe("node --import tsx core/runtime/node-server.ts");
+    expect(scripts.start).toBe("node --import tsx core/runtime/node/node-server.ts");
   });
 
 

@@ -4,7 +4,7 @@ import { route as getPost } from "../../functions/get-post";
 import { route as health } from "../../functions/health";
 import { route as openapi } from "../../functions/openapi";
 import { requiredEnv } from "../../test/support/config-env";
-import { jobScopes, routeScopes } from "../runtime/function-scopes";
+import { jobScopes, routeScopes } from "../runtime/lambda/function-scopes";
 import { ConfigError, configured, parseConfig } from "./parse-config";
 import { allScopes } from "./variable-scopes";
 import { configVariables } from "./variables";

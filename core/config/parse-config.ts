@@ -18,7 +18,7 @@ export type ConfigLog = {
 export { ConfigError, type ConfigProblem } from "./config-error";
 
 /**
- * `scopes` are what the function reaches (core/runtime/function-scopes.ts): only their required variables are
+ * `scopes` are what the function reaches (core/runtime/lambda/function-scopes.ts): only their required variables are
  * required, and a value outside them may be absent (its field is then unset). Without it every scope is (the Node
  * host, `npm run check-config`).
  */

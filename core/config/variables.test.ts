@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { readVariables } from "./read-variables";
-import { configurationTable, readmeConfigurationTable, readmePath } from "./readme-table";
+import { configurationTable, readmeConfigurationTable, readmePath } from "../../scripts/readme-table";
 import { configVariables, type VariableName } from "./variables";
 
 describe("the one variable table", () => {

@@ -54,7 +54,7 @@ export const adapters = {
   PGlite: /node_modules\/@electric-sql\/pglite\/|core\/sql\/pglite\.ts$/,
   "node-postgres": /node_modules\/pg\/|core\/sql\/postgres\.ts$/,
   "file blob store": /core\/blobs\/fs-blob-store\.ts$/,
-  "Node host": /core\/runtime\/node-/,
+  "Node host": /core\/runtime\/node\//,
 } as const;
 
 export type AdapterName = keyof typeof adapters;

@@ -10,12 +10,12 @@ import type { BlobStore } from "../../core/blobs/blob-store";
 import type { Deps } from "../../core/deps";
 import { createLogger, type Logger } from "../../core/observability/logger";
 import type { SqlBackend } from "../../core/sql/port";
-import { lambdaHandler, type ApiGatewayHandler } from "../../core/runtime/lambda-handler";
-import { loadRouteImpls } from "../../core/runtime/load-routes";
-import type { EnrichmentOverrides } from "../../core/runtime/build-enrichment";
-import { createNodeDeps } from "../../core/runtime/node-deps";
-import { createNodeHost } from "../../core/runtime/node-host";
-import { createRouteMatcher } from "../../core/runtime/route-matcher";
+import { lambdaHandler, type ApiGatewayHandler } from "../../core/runtime/lambda/lambda-handler";
+import { loadRouteImpls } from "../../core/runtime/node/load-routes";
+import type { EnrichmentOverrides } from "../../core/runtime/enrichment/build-enrichment";
+import { createNodeDeps } from "../../core/runtime/node/node-deps";
+import { createNodeHost } from "../../core/runtime/node/node-host";
+import { createRouteMatcher } from "../../core/runtime/node/route-matcher";
 import { startDidServer } from "./did-server";
 
 export type DriverName = "node" | "lambda";

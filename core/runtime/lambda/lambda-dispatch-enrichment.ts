@@ -6,6 +6,6 @@ import type { PortLoader } from "./port-loader";
  */
 export const lambdaDispatchEnrichment: PortLoader<"enrichment"> = async (config, { sql, blobs, logger, now }) => {
   if (!sql || !blobs) throw new Error('the enrichment port is built over sql and blobs: list them before "enrichment" in uses');
-  const { composeEnrichment } = await import("../compose-enrichment");
+  const { composeEnrichment } = await import("../enrichment/compose-enrichment");
   return composeEnrichment({ config, sql, blobs, logger, now });
 };

@@ -8,9 +8,9 @@ import { createLogger } from "../../observability/logger";
 import type { Sql } from "../../sql/port";
 import { createCustody } from "../../tenancy/custody";
 import { sqlCustodyProofs } from "../../tenancy/custody-proofs";
-import { routeScopes } from "../function-scopes";
-import { lambdaHandler, type ApiGatewayHandler } from "../lambda-handler";
-import { loadSstConfig } from "../sst-config";
+import { routeScopes } from "./function-scopes";
+import { lambdaHandler, type ApiGatewayHandler } from "./lambda-handler";
+import { loadSstConfig } from "./sst-config";
 import type { PortLoaders } from "./port-loader";
 
 /**

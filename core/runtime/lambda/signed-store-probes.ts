@@ -7,7 +7,7 @@ export const signedStoreProbes: PortLoader<"storeProbes"> = async (config) => {
   const store = configured(config.blobs, "SVC_BLOB_BUCKET");
   if (target.kind !== "rds-data") throw new Error("Lambda functions use the RDS Data API: DATABASE_URL must be rds-data://");
   if (store.kind !== "s3") throw new Error("Lambda functions use S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
-  const [{ dataApiRecordsProbe }, { s3BlobsProbe }] = await Promise.all([import("./data-api-records-probe"), import("./s3-blobs-probe")]);
+  const [{ dataApiRecordsProbe }, { s3BlobsProbe }] = await Promise.all([import("../../aws/data-api-records-probe"), import("../../aws/s3-blobs-probe")]);
   const { resourceArn, secretArn, database, region } = target;
   return {
     records: dataApiRecordsProbe({ resourceArn, secretArn, database, ...(region && { region }) }, { aws: config.aws }),

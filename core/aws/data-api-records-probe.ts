@@ -1,8 +1,8 @@
-import { healthProbeMs } from "../../health/probe-within";
-import { recordsProbeStatement } from "../../health/store-probes";
-import type { AwsEnvironment } from "../../config/aws-environment";
-import { awsEndpoint } from "../aws-endpoint";
-import { credentialsOf, signRequest } from "../aws-sigv4";
+import { healthProbeMs } from "../health/probe-within";
+import { recordsProbeStatement } from "../health/store-probes";
+import type { AwsEnvironment } from "../config/aws-environment";
+import { awsEndpoint } from "./aws-endpoint";
+import { credentialsOf, signRequest } from "./aws-sigv4";
 
 export interface DataApiTarget {
   resourceArn: string;

@@ -1,4 +1,4 @@
-import { routeMethods, type RouteDef } from "../http/route";
+import { routeMethods, type RouteDef } from "../../http/route";
 
 export interface RouteMatch<R extends RouteDef> {
   route: R;

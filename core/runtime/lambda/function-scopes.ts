@@ -3,9 +3,9 @@
  * from its `uses`, its auth and its `reads`; the jobs name theirs. The Lambda root parses with them and the stacks
  * give each function the variables and permissions of exactly these.
  */
-import type { VariableScope } from "../config/variable-scopes";
-import type { PortName } from "../deps";
-import type { RouteDef } from "../http/route";
+import type { VariableScope } from "../../config/variable-scopes";
+import type { PortName } from "../../deps";
+import type { RouteDef } from "../../http/route";
 
 /** What each port of `uses` reaches: `enrichment` chooses providers, writes webhook events and dispatches. */
 const portScopes: Record<PortName, readonly VariableScope[]> = {

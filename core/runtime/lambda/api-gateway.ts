@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { HttpRequest, HttpResponse } from "../http-message/http-message";
+import type { HttpRequest, HttpResponse } from "../../http-message/http-message";
 
 /** An API Gateway HTTP API (payload v2) event as a runtime-neutral request. */
 export const fromApiGatewayEvent = (event: APIGatewayProxyEventV2): HttpRequest => {

@@ -1,4 +1,4 @@
-import type { Logger } from "../observability/logger";
+import type { Logger } from "../../observability/logger";
 
 /**
  * A serving process outlives any one failure: a rejection nobody awaited, or an exception thrown from a callback,

@@ -1,18 +1,18 @@
 import path from "node:path";
-import type { BlobStore } from "../blobs/blob-store";
-import { configured } from "../config/parse-config";
-import type { Config } from "../config/types";
-import type { Deps } from "../deps";
-import type { Logger } from "../observability/logger";
-import { migrate } from "../sql/migrate";
-import { openSql } from "../sql/open-sql";
-import type { SqlBackend } from "../sql/port";
-import { createCustody } from "../tenancy/custody";
-import { portStoreProbes } from "../health/store-probes";
-import { buildEnrichment, type EnrichmentOverrides } from "./build-enrichment";
-import { renditionsFor } from "../providers/rendition/mp3-rendition-builder";
+import type { BlobStore } from "../../blobs/blob-store";
+import { configured } from "../../config/parse-config";
+import type { Config } from "../../config/types";
+import type { Deps } from "../../deps";
+import type { Logger } from "../../observability/logger";
+import { migrate } from "../../sql/migrate";
+import { openSql } from "../../sql/open-sql";
+import type { SqlBackend } from "../../sql/port";
+import { createCustody } from "../../tenancy/custody";
+import { portStoreProbes } from "../../health/store-probes";
+import { buildEnrichment, type EnrichmentOverrides } from "../enrichment/build-enrichment";
+import { renditionsFor } from "../../providers/rendition/mp3-rendition-builder";
 
-export const migrationsDir = path.resolve(import.meta.dirname, "../../migrations");
+export const migrationsDir = path.resolve(import.meta.dirname, "../../../migrations");
 
 /** The Node host's composition root: any of the three SQL backends, the file or S3 blob store. */
 export const createNodeDeps = async (
@@ -40,9 +40,9 @@ export const createNodeDeps = async (
 const openBlobStore = async (config: Config): Promise<BlobStore> => {
   const blobs = configured(config.blobs, "SVC_BLOB_DIR");
   if (blobs.kind === "fs") {
-    const { createFsBlobStore } = await import("../blobs/fs-blob-store");
+    const { createFsBlobStore } = await import("../../blobs/fs-blob-store");
     return createFsBlobStore(blobs.dir);
   }
-  const { createS3BlobStore } = await import("../blobs/s3-blob-store");
+  const { createS3BlobStore } = await import("../../blobs/s3-blob-store");
   return createS3BlobStore({ bucket: blobs.bucket });
 };

@@ -1,6 +1,6 @@
-import { runInvocation } from "../invocation/run-invocation";
-import type { Logger } from "../observability/logger";
-import type { PassDeps } from "../processing/run-pass";
+import { runInvocation } from "../../invocation/run-invocation";
+import type { Logger } from "../../observability/logger";
+import type { PassDeps } from "../../processing/run-pass";
 
 /** What a job runs with: a pass's ports, or for jobs that run no pass (dead letters, the sweep) fewer. */
 export type JobDeps = Pick<PassDeps, "sql" | "config" | "log" | "now" | "delivery">;

@@ -4,11 +4,11 @@
  * the sweep re-dispatches lapsed stages and delivers webhook events left undelivered. They import no provider.
  */
 import type { SQSEvent } from "aws-lambda";
-import { failPendingStages } from "../processing/dead-letter";
-import type { Dispatcher } from "../processing/dispatcher";
-import { parseJob } from "../processing/parse-job";
-import { sweep } from "../processing/sweep";
-import { deliverEvents } from "../webhooks/outbox";
+import { failPendingStages } from "../../processing/dead-letter";
+import type { Dispatcher } from "../../processing/dispatcher";
+import { parseJob } from "../../processing/parse-job";
+import { sweep } from "../../processing/sweep";
+import { deliverEvents } from "../../webhooks/outbox";
 import { asInvocation, type JobDeps } from "./job-invocation";
 
 /** One dead-letter message: the job's pending stages settle failed (dead_letter), with their events. */

@@ -3,11 +3,11 @@
  * they are configured, and the sweep on a timer.
  */
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { Deps } from "../deps";
-import { createSqsClient } from "../dispatch/sqs-client";
-import { startSqsConsumer } from "../dispatch/sqs-consumer";
-import { runStageMessage } from "./queue-handlers";
-import { runDeadLetterMessage, runSweep } from "./settle-jobs";
+import type { Deps } from "../../deps";
+import { createSqsClient } from "../../dispatch/sqs-client";
+import { startSqsConsumer } from "../../dispatch/sqs-consumer";
+import { runStageMessage } from "../jobs/queue-handlers";
+import { runDeadLetterMessage, runSweep } from "../jobs/settle-jobs";
 
 export const sweepIntervalMs = 60_000;
 

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import type { Deps } from "../deps";
-import { createRouteHandler } from "../http/pipeline";
-import { isHead } from "../http/route";
-import type { RouteImpl } from "../http/route-call";
+import type { Deps } from "../../deps";
+import { createRouteHandler } from "../../http/pipeline";
+import { isHead } from "../../http/route";
+import type { RouteImpl } from "../../http/route-call";
 import { fromApiGatewayEvent, toApiGatewayResult } from "./api-gateway";
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;

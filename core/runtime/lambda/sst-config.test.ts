@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSsmStandIn, type SsmStandIn } from "../../test/support/ssm-stand-in";
-import { awsEnvironment } from "../config/aws-environment";
+import { startSsmStandIn, type SsmStandIn } from "../../../test/support/ssm-stand-in";
+import { awsEnvironment } from "../../config/aws-environment";
 import { loadSstConfig } from "./sst-config";
-import { signRequest } from "./aws-sigv4";
-import { ssmParameters, type SsmParameters } from "./ssm-parameters";
+import { signRequest } from "../../aws/aws-sigv4";
+import { ssmParameters, type SsmParameters } from "../../aws/ssm-parameters";
 
 let ssm: SsmStandIn;
 let client: SsmParameters;

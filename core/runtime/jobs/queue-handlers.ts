@@ -5,9 +5,9 @@
  */
 import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
-import { handleJob, retryVisibilitySeconds } from "../processing/handle-job";
-import { parseJob } from "../processing/parse-job";
-import type { PassDeps } from "../processing/run-pass";
+import { handleJob, retryVisibilitySeconds } from "../../processing/handle-job";
+import { parseJob } from "../../processing/parse-job";
+import type { PassDeps } from "../../processing/run-pass";
 import { asInvocation } from "./job-invocation";
 
 /** One stage-queue message: "retry" leaves it on the queue. A body that is not a job is dropped with an error log. */

@@ -4,18 +4,18 @@
  * This module imports no provider adapter and no pass, so those functions' bundles carry neither; the full worker
  * (build-enrichment.ts) adds inline dispatch, which runs the pass inside the request.
  */
-import type { BlobStore } from "../blobs/blob-store";
-import type { Config } from "../config/types";
-import { createCloudTasksDispatcher } from "../dispatch/cloud-tasks-dispatcher";
-import { createSqsClient } from "../dispatch/sqs-client";
-import { createSqsDispatcher } from "../dispatch/sqs-dispatcher";
-import type { Logger } from "../observability/logger";
-import { dispatchMode, offDispatcher, type Dispatcher } from "../processing/dispatcher";
-import { backgroundWork, createEnrichment, type Enrichment } from "../processing/enrichment";
-import type { PassDeps } from "../processing/run-pass";
-import type { ProviderEntry } from "../providers/provider-registry";
-import type { Sql } from "../sql/port";
-import type { DeliveryOptions } from "../webhooks/deliver-webhook";
+import type { BlobStore } from "../../blobs/blob-store";
+import type { Config } from "../../config/types";
+import { createCloudTasksDispatcher } from "../../dispatch/cloud-tasks-dispatcher";
+import { createSqsClient } from "../../dispatch/sqs-client";
+import { createSqsDispatcher } from "../../dispatch/sqs-dispatcher";
+import type { Logger } from "../../observability/logger";
+import { dispatchMode, offDispatcher, type Dispatcher } from "../../processing/dispatcher";
+import { backgroundWork, createEnrichment, type Enrichment } from "../../processing/enrichment";
+import type { PassDeps } from "../../processing/run-pass";
+import type { ProviderEntry } from "../../providers/provider-registry";
+import type { Sql } from "../../sql/port";
+import type { DeliveryOptions } from "../../webhooks/deliver-webhook";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 
 export interface EnrichmentOverrides {

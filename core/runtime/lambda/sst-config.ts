@@ -1,5 +1,5 @@
-import { awsEnvironment } from "../config/aws-environment";
-import { ssmParameters, type SsmParameters } from "./ssm-parameters";
+import { awsEnvironment } from "../../config/aws-environment";
+import { ssmParameters, type SsmParameters } from "../../aws/ssm-parameters";
 
 /** The value SST binds in place of a secret; the function fetches it from SSM. */
 export const fetchFromSsm = "__FETCH_FROM_SSM__";

@@ -4,12 +4,12 @@ import { Readable } from "node:stream";
 import { Upload } from "@aws-sdk/lib-storage";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RDSDataClient } from "@aws-sdk/client-rds-data";
-import { startDataApiEmulator, type DataApiEmulator } from "../../../test/support/data-api-emulator";
-import { startS3Emulator, type S3Emulator } from "../../../test/support/s3-emulator";
-import { openRdsData } from "../../sql/rds-data";
-import { probeWithin } from "../../health/probe-within";
-import { signRequest } from "../aws-sigv4";
-import { awsEnvironment } from "../../config/aws-environment";
+import { startDataApiEmulator, type DataApiEmulator } from "../../test/support/data-api-emulator";
+import { startS3Emulator, type S3Emulator } from "../../test/support/s3-emulator";
+import { openRdsData } from "../sql/rds-data";
+import { probeWithin } from "../health/probe-within";
+import { signRequest } from "./aws-sigv4";
+import { awsEnvironment } from "../config/aws-environment";
 import { dataApiRecordsProbe, type DataApiTarget } from "./data-api-records-probe";
 import { s3BlobsProbe } from "./s3-blobs-probe";
 

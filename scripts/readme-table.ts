@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { variableScopes } from "./variable-scopes";
-import { configVariables, type ConfigVariable } from "./variables";
+import { variableScopes } from "../core/config/variable-scopes";
+import { configVariables, type ConfigVariable } from "../core/config/variables";
 
 /**
  * The README's Configuration tables, generated from the variable table: the scopes (what a function reaches), then
@@ -33,7 +33,7 @@ export const configurationTable = (rows: readonly ConfigVariable[] = configVaria
 const scopeHeader = "| Scope | Functions that reach it |";
 const variableHeader = "| Variable | Required | Scopes | Default | Rule |";
 
-export const readmePath = path.resolve(import.meta.dirname, "../../README.md");
+export const readmePath = path.resolve(import.meta.dirname, "../README.md");
 
 /** The README's current Configuration tables: from the scope table's header to the blank line after the variables'. */
 export const readmeConfigurationTable = (readme: string): string => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { healthProbeMs } from "../../health/probe-within";
-import { awsEndpoint } from "../aws-endpoint";
-import { credentialsOf, signRequest } from "../aws-sigv4";
+import { healthProbeMs } from "../health/probe-within";
+import { awsEndpoint } from "./aws-endpoint";
+import { credentialsOf, signRequest } from "./aws-sigv4";
 import type { SignedProbeOptions } from "./data-api-records-probe";
 
 const emptySha256 = createHash("sha256").digest("hex");

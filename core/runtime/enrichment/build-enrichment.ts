@@ -3,8 +3,8 @@
  * Cloud Tasks or off), the pass's ports, and the enrichment port the write routes use. Used where passes run: the
  * Node host, the stage function, the system route. Functions that only dispatch use compose-enrichment.ts alone.
  */
-import { createInlineDispatcher } from "../processing/inline-dispatcher";
-import type { Enrichment } from "../processing/enrichment";
+import { createInlineDispatcher } from "../../processing/inline-dispatcher";
+import type { Enrichment } from "../../processing/enrichment";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { composeEnrichment, type EnrichmentOverrides, type EnrichmentPorts } from "./compose-enrichment";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { requiredEnv } from "../../test/support/config-env";
-import { parseConfig } from "../config/parse-config";
-import { createLogger } from "../observability/logger";
-import type { Sql } from "../sql/port";
-import type { BlobStore } from "../blobs/blob-store";
+import { requiredEnv } from "../../../test/support/config-env";
+import { parseConfig } from "../../config/parse-config";
+import { createLogger } from "../../observability/logger";
+import type { Sql } from "../../sql/port";
+import type { BlobStore } from "../../blobs/blob-store";
 import { buildEnrichment } from "./build-enrichment";
 import { composeEnrichment } from "./compose-enrichment";
 

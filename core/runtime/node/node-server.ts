@@ -1,8 +1,8 @@
 import type { AddressInfo } from "node:net";
-import { loadConfigOrExit } from "../config/check-config";
-import { localEnvironment } from "../config/environment";
-import { createLogger } from "../observability/logger";
-import { ensurePgliteDataDir, pgliteSettings } from "../sql/pglite-data-dir";
+import { loadConfigOrExit } from "../../config/check-config";
+import { localEnvironment } from "../../config/environment";
+import { createLogger } from "../../observability/logger";
+import { ensurePgliteDataDir, pgliteSettings } from "../../sql/pglite-data-dir";
 import { keepServing } from "./keep-serving";
 
 /** `npm start`: local.env defaults (a variable already in the environment wins), then every route on PORT. */

@@ -4,12 +4,12 @@
  * rendition service, denoise by RNNoise, transcription by the stub (no speech model runs locally), inline. A variable
  * set in the environment wins over these defaults, as over local.env.
  */
-import { parsedOrExit, stderrLog } from "../config/check-config";
-import { localEnvPath, processEnvironment } from "../config/environment";
-import { fillUnset, readEnvFile } from "../config/load-env-file";
-import { createLogger } from "../observability/logger";
-import { parseRenditionConfig } from "../rendition/rendition-config";
-import { startRendition } from "../rendition/rendition-node-root";
+import { parsedOrExit, stderrLog } from "../../config/check-config";
+import { localEnvPath, processEnvironment } from "../../config/environment";
+import { fillUnset, readEnvFile } from "../../config/load-env-file";
+import { createLogger } from "../../observability/logger";
+import { parseRenditionConfig } from "../../rendition/rendition-config";
+import { startRendition } from "../../rendition/rendition-node-root";
 
 const env = processEnvironment();
 const local = readEnvFile(localEnvPath);

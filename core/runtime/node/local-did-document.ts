@@ -1,5 +1,5 @@
-import type { Config } from "../config/types";
-import type { HttpResponse } from "../http-message/http-message";
+import type { Config } from "../../config/types";
+import type { HttpResponse } from "../../http-message/http-message";
 
 /**
  * For local development only: the Node host answers `/.well-known/did.json` for a tenant whose did:web names this
