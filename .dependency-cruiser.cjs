@@ -1,7 +1,7 @@
 /** Dependency direction, checked in CI by core/dependency-direction.test.ts (also: npx depcruise core functions). */
 const adapters = [
   "^core/sql/(pglite|postgres|rds-data)\\.ts$",
-  "^core/blobs/(fs|s3)-blob-store\\.ts$",
+  "^core/blobs/(fs-[a-z-]+|s3-blob-store)\\.ts$",
   "^core/runtime/",
   "^core/aws/",
   "^core/http/",

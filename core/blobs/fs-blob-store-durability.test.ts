@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createFsBlobStore, supportsDirectIo } from "./fs-blob-store";
+import { createFsBlobStore } from "./fs-blob-store";
+import { supportsDirectIo } from "./fs-direct-writer";
 
 // Every flush the store asks of the disk, in order, next to the moments the test observes.
 let events: string[];

@@ -5,7 +5,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { blobStoreSuite } from "./blob-store.suite";
-import { createFsBlobStore, freeDirectSlots, supportsDirectIo } from "./fs-blob-store";
+import { freeDirectSlots } from "./fs-aligned-slots";
+import { createFsBlobStore } from "./fs-blob-store";
+import { supportsDirectIo } from "./fs-direct-writer";
 
 const tempDir = () => mkdtemp(join(tmpdir(), "fs-blobs-"));
 
