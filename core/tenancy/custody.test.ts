@@ -91,9 +91,10 @@ describe("custody proof", () => {
   it("accepts #atproto_space_host of any type, by fragment or fully qualified id", async () => {
     serveDoc("space", [{ id: "#atproto_space_host", type: "SomethingElse", serviceEndpoint: `https://${pdsHost}/` }]);
     serveDoc("spacefq", [{ id: `${didFor("spacefq")}#atproto_space_host`, serviceEndpoint: `https://${pdsHost}` }]);
-    const { prove } = setup();
-    await prove("space");
-    await prove("spacefq");
+    const { prove, errors } = setup();
+    await expect(prove("space")).resolves.toBeUndefined();
+    await expect(prove("spacefq")).resolves.toBeUndefined();
+    expect(errors).toEqual([]);
   });
 
   it("#atproto_space_host, when present, decides even if #atproto_pds would match", async () => {
@@ -198,11 +199,14 @@ describe("custody proof", () => {
   it("a timeout counts as unreachable, so the last good proof holds", async () => {
     serveDoc("slow", [pdsService()]);
     const c = clock();
-    const { prove } = setup({ now: c.now, timeoutMs: 200 });
+    const { prove, errors, warnings } = setup({ now: c.now, timeoutMs: 200 });
     await prove("slow");
     routes.set(pathFor("slow"), () => {}); // never answers
     c.advance(2 * hour);
-    await prove("slow");
+    await expect(prove("slow")).resolves.toBeUndefined();
+    expect(hits.get(pathFor("slow"))).toBe(2);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([{ msg: expect.stringContaining("unreachable"), extra: expect.objectContaining({ appId: "slow", reason: expect.stringMatching(/timeout|abort/i) }) }]);
   });
 
   it("a reachable document that fails the check revokes the proof at once", async () => {
@@ -231,11 +235,14 @@ describe("custody proof", () => {
 
   it("concurrent first calls for one tenant share one fetch", async () => {
     const did = didFor("flight");
-    routes.set(pathFor("flight"), (req, res) => {
-      setTimeout(() => json({ id: did, service: [pdsService()] })(req, res), 100);
-    });
+    let answer!: () => void;
+    const asked = new Promise<void>((resolve) => (answer = resolve));
+    // The document is answered only once every call has been made.
+    routes.set(pathFor("flight"), (req, res) => void asked.then(() => json({ id: did, service: [pdsService()] })(req, res)));
     const { prove } = setup();
-    await Promise.all(Array.from({ length: 10 }, () => prove("flight")));
+    const calls = Array.from({ length: 10 }, () => prove("flight"));
+    answer();
+    await Promise.all(calls);
     expect(hits.get(pathFor("flight"))).toBe(1);
   });
 });

@@ -1,7 +1,12 @@
-/** Proves that a tenant's did:web document points its custody service at this deployment (docs/decisions.md#tenancy-and-custody). */
+/**
+ * Proves that a tenant's did:web document points its custody service at this deployment
+ * (docs/decisions.md#tenancy-and-custody): fetched without following redirects, cached, kept through outages.
+ */
 import { DomainError } from "../domain-error";
+import { checkCustodyDocument } from "./custody-document";
 import type { CustodyProofs } from "./custody-proofs";
 import { didWebDocumentUrl } from "./did-web";
+import { readCapped } from "./read-capped";
 
 export interface CustodyLog {
   error(msg: string, ...extra: Record<string, unknown>[]): void;
@@ -49,8 +54,6 @@ export function createCustody(opts: CustodyOptions): Custody {
   const fetchImpl = opts.fetch ?? fetch;
   const now = opts.now ?? Date.now;
   const timeoutMs = opts.timeoutMs ?? 3 * second;
-  const pdsHost = opts.pdsHost.toLowerCase();
-  const pdsHostHasPort = /:\d+$/.test(pdsHost);
   const entries = new Map<string, Entry>();
   const inflight = new Map<string, Promise<void>>();
   const loading = new Map<string, Promise<void>>();
@@ -75,47 +78,6 @@ export function createCustody(opts: CustodyOptions): Custody {
 
   const holds = (entry: Entry | undefined, did: string, at: number, limit: number) =>
     entry !== undefined && entry.did === did && entry.provenAt !== null && at - entry.provenAt < limit;
-
-  function endpointMatches(endpoint: unknown): boolean {
-    if (typeof endpoint !== "string") return false;
-    let url: URL;
-    try {
-      url = new URL(endpoint);
-    } catch {
-      return false;
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") return false;
-    if (!pdsHostHasPort) return url.hostname === pdsHost;
-    // Parsing SVC_PDS_HOST under the endpoint's scheme makes `host:443` equal an https endpoint with no port.
-    return url.host === new URL(`${url.protocol}//${pdsHost}`).host;
-  }
-
-  function checkDocument(did: string, doc: unknown): Check {
-    const invalid = (reason: string): Check => ({ ok: false, reachable: true, reason });
-    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return invalid("document is not a JSON object");
-    const { id, service } = doc as { id?: unknown; service?: unknown };
-    if (id !== did) return invalid("document id does not equal the DID");
-    const services = Array.isArray(service) ? (service as unknown[]) : [];
-    const find = (fragment: string) =>
-      services.find((s): s is Record<string, unknown> => {
-        if (typeof s !== "object" || s === null) return false;
-        const sid = (s as { id?: unknown }).id;
-        return sid === fragment || sid === `${did}${fragment}`;
-      });
-    // #atproto_space_host, when present, is the custody entry whatever its type; only then is #atproto_pds consulted.
-    const spaceHost = find("#atproto_space_host");
-    if (spaceHost) {
-      return endpointMatches(spaceHost.serviceEndpoint)
-        ? { ok: true }
-        : invalid(`#atproto_space_host serviceEndpoint does not point at ${pdsHost}`);
-    }
-    const pds = find("#atproto_pds");
-    if (!pds) return invalid("no #atproto_space_host or #atproto_pds service");
-    if (pds.type !== "AtprotoPersonalDataServer") return invalid("#atproto_pds is not of type AtprotoPersonalDataServer");
-    return endpointMatches(pds.serviceEndpoint)
-      ? { ok: true }
-      : invalid(`#atproto_pds serviceEndpoint does not point at ${pdsHost}`);
-  }
 
   async function fetchAndCheck(did: string): Promise<Check> {
     let url: string;
@@ -151,7 +113,8 @@ export function createCustody(opts: CustodyOptions): Custody {
     } catch {
       return { ok: false, reachable: true, reason: "document is not valid JSON" };
     }
-    return checkDocument(did, doc);
+    const check = checkCustodyDocument(did, doc, opts.pdsHost);
+    return check.ok ? check : { ...check, reachable: true };
   }
 
   async function refresh(appId: string, did: string): Promise<void> {
@@ -198,28 +161,4 @@ export function createCustody(opts: CustodyOptions): Custody {
   }
 
   return { prove };
-}
-
-/** Reads the body as text, or null once it passes `limit` bytes (the rest is never read). */
-async function readCapped(res: Response, limit: number): Promise<string | null> {
-  const declared = Number(res.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) {
-    await res.body?.cancel().catch(() => {});
-    return null;
-  }
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }

@@ -1,0 +1,46 @@
+/**
+ * Whether a tenant's did:web document names this deployment as its custodian (docs/decisions.md#tenancy-and-custody):
+ * the document's `id` is the DID, and its custody entry (`#atproto_space_host` of any type, else `#atproto_pds` of
+ * type `AtprotoPersonalDataServer`) has a `serviceEndpoint` on SVC_PDS_HOST. Pure: the fetching is custody.ts's.
+ */
+export type DocumentCheck = { ok: true } | { ok: false; reason: string };
+
+/** `pdsHost` is SVC_PDS_HOST: a host, optionally `host:port`. */
+export function checkCustodyDocument(did: string, doc: unknown, pdsHost: string): DocumentCheck {
+  const invalid = (reason: string): DocumentCheck => ({ ok: false, reason });
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return invalid("document is not a JSON object");
+  const { id, service } = doc as { id?: unknown; service?: unknown };
+  if (id !== did) return invalid("document id does not equal the DID");
+  const services = Array.isArray(service) ? (service as unknown[]) : [];
+  const find = (fragment: string) =>
+    services.find((s): s is Record<string, unknown> => {
+      if (typeof s !== "object" || s === null) return false;
+      const sid = (s as { id?: unknown }).id;
+      return sid === fragment || sid === `${did}${fragment}`;
+    });
+  const host = pdsHost.toLowerCase();
+  // #atproto_space_host, when present, is the custody entry whatever its type; only then is #atproto_pds consulted.
+  const spaceHost = find("#atproto_space_host");
+  if (spaceHost) {
+    return endpointOn(spaceHost.serviceEndpoint, host) ? { ok: true } : invalid(`#atproto_space_host serviceEndpoint does not point at ${host}`);
+  }
+  const pds = find("#atproto_pds");
+  if (!pds) return invalid("no #atproto_space_host or #atproto_pds service");
+  if (pds.type !== "AtprotoPersonalDataServer") return invalid("#atproto_pds is not of type AtprotoPersonalDataServer");
+  return endpointOn(pds.serviceEndpoint, host) ? { ok: true } : invalid(`#atproto_pds serviceEndpoint does not point at ${host}`);
+}
+
+/** Whether `endpoint` is an http(s) URL on `pdsHost` (with its port, when it names one). */
+function endpointOn(endpoint: unknown, pdsHost: string): boolean {
+  if (typeof endpoint !== "string") return false;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return false;
+  if (!/:\d+$/.test(pdsHost)) return url.hostname === pdsHost;
+  // Parsing SVC_PDS_HOST under the endpoint's scheme makes `host:443` equal an https endpoint with no port.
+  return url.host === new URL(`${url.protocol}//${pdsHost}`).host;
+}
