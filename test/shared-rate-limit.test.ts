@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, repoRoot, type TestDatabase } from "./support/databases";
+import { freshDatabase, type TestDatabase } from "./support/databases";
 import { startDidServer } from "./support/did-server";
+import { nodeServerOnFreePort } from "./support/node-server-process";
 
 const token = "shared-limit-token-0123456789abcdef0123456789";
 
@@ -54,33 +54,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two server processes sharing on
   });
 });
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
 const startServer = async (opts: { databaseUrl: string; did: string; blobDir: string }) => {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "core/runtime/node/node-server.ts")], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "test",
-      LOG_LEVEL: "info",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: opts.databaseUrl,
-      SVC_BLOB_DIR: opts.blobDir,
-      SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      SVC_PDS_HOST: "pds.test",
-      SVC_PLAYBACK_SIGNING_KEY: "shared-playback-signing-key-0123456789abcdef",
-      SVC_APP_TOKENS: `shared:${token}`,
-      SVC_APP_DIDS: `shared:${opts.did}`,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { port, start } = await nodeServerOnFreePort();
+  const child = start({
+    PATH: process.env.PATH,
+    NODE_ENV: "test",
+    LOG_LEVEL: "info",
+    DATABASE_URL: opts.databaseUrl,
+    SVC_BLOB_DIR: opts.blobDir,
+    SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    SVC_PDS_HOST: "pds.test",
+    SVC_PLAYBACK_SIGNING_KEY: "shared-playback-signing-key-0123456789abcdef",
+    SVC_APP_TOKENS: `shared:${token}`,
+    SVC_APP_DIDS: `shared:${opts.did}`,
   });
   let output = "";
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../core/config/parse-config";
 import { loadEnvFile } from "../core/config/load-env-file";
 import { configVariables } from "../core/config/variables";
+import { nodeServerOnFreePort } from "./support/node-server-process";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const quiet = { error() {}, warn() {} };
@@ -158,4 +159,30 @@ describe("first start on PGlite", () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe("a parent that bound the address already", () => {
+  it("hands its listening socket to npm start's process, which serves on it: the port never goes free in between", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "svc-inherited-"));
+    const { port, start } = await nodeServerOnFreePort();
+    const child = start({ PATH: process.env.PATH ?? "", NODE_ENV: "test", LOG_LEVEL: "info", ...valid, SVC_BLOB_DIR: path.join(dir, "blobs") });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        let output = "";
+        child.stdout!.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          const line = output.split("\n").find((l) => l.includes('"message":"listening"'));
+          if (line) resolve(JSON.parse(line));
+        });
+        child.once("exit", (code) => reject(new Error(`the server exited ${code}:\n${output}`)));
+      });
+      expect(listening.url).toBe(`http://127.0.0.1:${port}`);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

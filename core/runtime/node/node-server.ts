@@ -3,6 +3,7 @@ import { loadConfigOrExit } from "../../config/check-config";
 import { localEnvironment } from "../../config/environment";
 import { createLogger } from "../../observability/logger";
 import { ensurePgliteDataDir, pgliteSettings } from "../../sql/pglite-data-dir";
+import { inheritedListener } from "./inherited-listener";
 import { keepServing } from "./keep-serving";
 
 /** `npm start`: local.env defaults (a variable already in the environment wins), then every route on PORT. */
@@ -28,10 +29,13 @@ const deps = await createNodeDeps(config, logger);
 const server = createNodeHost(await loadRouteImpls(), deps);
 const workers = startEnrichmentWorkers(deps);
 const { host, port } = config.listen;
-server.listen(port, host, () => {
-  const { port: bound } = server.address() as AddressInfo;
-  logger.info("listening", { url: `http://${host}:${bound}`, backend: deps.sql.kind });
-});
+const listener = await inheritedListener();
+const onListening = () => {
+  const { address, port: bound } = server.address() as AddressInfo;
+  logger.info("listening", { url: `http://${listener ? address : host}:${bound}`, backend: deps.sql.kind });
+};
+if (listener) server.listen(listener, onListening);
+else server.listen(port, host, onListening);
 
 const shutdown = () =>
   server.close(() => void workers.stop().then(() => deps.sql.close()).then(() => process.exit(0)));

@@ -1,0 +1,133 @@
+/**
+ * The benchmark's cases, each against a started server: create c=1 and c=16, get c=1 and c=16, list c=16, and
+ * multipart uploads of real MP3 audio (64 KiB to 25 MiB) next to SHA-256 of the same bytes. Rate limits stay on:
+ * every request has a fresh actor and a fresh X-Forwarded-For (the server trusts one proxy hop).
+ * BENCH_UPLOAD_CONCURRENCY (default 2) uploads at once; BENCH_UPLOAD_FILES adds files of other types.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { encodedNoise } from "../test/support/audio-fixtures";
+import { benchSeconds, load, request, type Result } from "./load-runner";
+import { benchToken, type Server } from "./server-process";
+
+let sequence = 0;
+const fresh = () => {
+  const n = ++sequence;
+  return { actor: `bench-${n}`, ip: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` };
+};
+
+const authed = (extra: Record<string, string> = {}) => {
+  const { actor, ip } = fresh();
+  return { authorization: `Bearer ${benchToken}`, "x-svc-acting-actor": actor, "x-forwarded-for": ip, ...extra };
+};
+
+const postBody = (i: number) => Buffer.from(JSON.stringify({ text: `bench post ${i} ${"lorem ipsum ".repeat(8)}` }));
+
+function multipart(bytes: Buffer, type: string): { body: Buffer; contentType: string } {
+  const boundary = `----bench${randomBytes(8).toString("hex")}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip"\r\nContent-Type: ${type}\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { body: Buffer.concat([head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Real 320 kb/s MP3 without a Xing header, cut to exactly `size` bytes (a truncated last frame is what users send too). */
+async function mp3Of(size: number): Promise<Buffer> {
+  const seconds = Math.ceil((size * 8) / 320_000) + 1;
+  const fixture = await encodedNoise(`bench-mp3-${seconds}s`, "audio/mpeg", seconds, [
+    "-c:a", "libmp3lame", "-b:a", "320k", "-write_xing", "0", "-id3v2_version", "0", "-f", "mp3",
+  ]);
+  return fixture.bytes.subarray(0, size);
+}
+
+function sha256MiBps(bytes: Buffer): number {
+  createHash("sha256").update(bytes).digest();
+  const runs = Math.max(3, Math.ceil(64 * 1024 * 1024 / bytes.length));
+  const t = performance.now();
+  for (let i = 0; i < runs; i++) createHash("sha256").update(bytes).digest();
+  return (bytes.length * runs) / (1024 * 1024) / ((performance.now() - t) / 1000);
+}
+
+/** BENCH_UPLOAD_FILES="a.m4a=audio/m4a,b.ogg=audio/ogg": also upload these files (each type at its real size). */
+const extraUploads = async (): Promise<[string, Buffer, string][]> =>
+  Promise.all(
+    (process.env.BENCH_UPLOAD_FILES ?? "")
+      .split(",")
+      .filter(Boolean)
+      .map(async (entry) => {
+        const [file, type] = entry.split("=") as [string, string];
+        return [path.basename(file), await readFile(file), type] as [string, Buffer, string];
+      }),
+  );
+
+async function uploads(server: Server, sizes: [string, number][]): Promise<(Result | undefined)[]> {
+  const results: (Result | undefined)[] = [];
+  const cases: [string, Buffer, string][] = [];
+  for (const [label, size] of sizes) cases.push([label, await mp3Of(size), "audio/mpeg"]);
+  cases.push(...(await extraUploads()));
+  for (const [label, bytes, type] of cases) {
+    const size = bytes.length;
+    const { body, contentType } = multipart(bytes, type);
+    // Each upload differs in a few bytes in the middle of the file (payload, not a header), so every one is a new
+    // CID: a real stage, fsync and rename, never the cheaper already-stored path.
+    // Each worker owns a body built before the clock starts, changed in place between its own requests (never
+    // while one is in flight), so the client sends from memory it already has and copies nothing.
+    const middle = body.indexOf(bytes.subarray(0, 64)) + Math.floor(size / 2);
+    const concurrency = Number(process.env.BENCH_UPLOAD_CONCURRENCY ?? 2);
+    const bodies = Array.from({ length: concurrency }, () => Buffer.from(body));
+    let n = 0;
+    const runSeconds = size > 4 * 1024 * 1024 ? Math.max(benchSeconds, 4) : benchSeconds;
+    const result = await load(
+      server,
+      `upload ${label}`,
+      concurrency,
+      (worker) => {
+        const own = bodies[worker]!;
+        own.writeUInt32BE(++n, middle);
+        return { method: "POST", path: "/api/v1/audio/upload", headers: authed({ "content-type": contentType }), body: own };
+      },
+      201,
+      runSeconds,
+      6,
+    );
+    if (!result) continue;
+    const mibps = (result.perSecond * size) / (1024 * 1024);
+    const sha = sha256MiBps(bytes);
+    const { user, system, client } = result.cpuSplit;
+    result.extra =
+      `${mibps.toFixed(0)} MiB/s; SHA-256 ${sha.toFixed(0)} MiB/s (${((100 * mibps) / sha).toFixed(0)}%); ` +
+      `server CPU ${user.toFixed(0)} user + ${system.toFixed(0)} sys, client ${client.toFixed(0)} ms/req`;
+    results.push(result);
+  }
+  return results;
+}
+
+export async function runAll(server: Server): Promise<Result[]> {
+  const results: (Result | undefined)[] = [];
+  let i = 0;
+  const create = () => ({ method: "POST", path: "/api/v1/posts", headers: authed({ "content-type": "application/json" }), body: postBody(++i) });
+  results.push(await load(server, "create c=1", 1, create, 201));
+  results.push(await load(server, "create c=16", 16, create, 201));
+  const ids: string[] = [];
+  for (let k = 0; k < 50; k++) {
+    const res = await request({ port: server.port, ...create() });
+    const created = JSON.parse(res.body) as { data?: { postId?: string }; postId?: string };
+    const id = created.data?.postId ?? created.postId;
+    if (!id) throw new Error(`create answered ${res.status} ${res.body.slice(0, 300)}`);
+    ids.push(id);
+  }
+  let g = 0;
+  const get = () => ({ method: "GET", path: `/api/v1/posts/${ids[g++ % ids.length]}`, headers: authed() });
+  results.push(await load(server, "get c=1", 1, get, 200));
+  results.push(await load(server, "get c=16", 16, get, 200));
+  results.push(await load(server, "list (limit 20) c=16", 16, () => ({ method: "GET", path: "/api/v1/posts?limit=20", headers: authed() }), 200));
+  results.push(
+    ...(await uploads(server, [
+      ["64 KiB", 64 * 1024],
+      ["1 MiB", 1024 * 1024],
+      ["5 MiB", 5 * 1024 * 1024],
+      ["25 MiB", 25 * 1024 * 1024],
+    ])),
+  );
+  return results.filter((result) => result !== undefined);
+}
