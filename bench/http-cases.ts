@@ -8,7 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { encodedNoise } from "../test/support/audio-fixtures";
-import { benchSeconds, load, request, type Result } from "./load-runner";
+import { request } from "./http-request";
+import { benchSeconds, load, type Result } from "./load-runner";
 import { benchToken, type Server } from "./server-process";
 
 let sequence = 0;

@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { runAll } from "./http-cases";
-import { closeConnections, printResults } from "./load-runner";
+import { closeConnections } from "./http-request";
+import { printResults } from "./load-runner";
 import { startServer, type Server, type TreeMemory } from "./server-process";
 
 /** The checkout whose server is measured (BENCH_ROOT: another one, to compare a change against its parent). */

@@ -4,33 +4,10 @@
  * server's log lines) and CPU per request: the server's, split into user and system (kernel) time, and this
  * client's own. BENCH_ONLY="get,upload 25" runs only the cases whose names contain one of these.
  */
-import http from "node:http";
+import { request } from "./http-request";
 import type { Server } from "./server-process";
 
 export const benchSeconds = Number(process.env.BENCH_SECONDS ?? 3);
-
-const agents = new Map<number, http.Agent>();
-const agentFor = (port: number) => {
-  let agent = agents.get(port);
-  if (!agent) agents.set(port, (agent = new http.Agent({ keepAlive: true, maxSockets: 64 })));
-  return agent;
-};
-
-export function request(options: { port: number; method: string; path: string; headers?: Record<string, string>; body?: Buffer }) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request(
-      { host: "127.0.0.1", port: options.port, method: options.method, path: options.path, headers: options.headers, agent: agentFor(options.port) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
 
 export interface Result {
   name: string;
@@ -97,11 +74,6 @@ export async function load(
   };
 }
 
-
-/** Closes the kept-alive connections, so the process can end. */
-export const closeConnections = () => {
-  for (const agent of agents.values()) agent.destroy();
-};
 
 /** One table per backend: a line per case. */
 export const printResults = (backend: string, results: Result[]) => {

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { nodeServerOnFreePort } from "../test/support/node-server-process";
-import { request } from "./load-runner";
+import { request } from "./http-request";
 
 /** The service token of the benchmark's one tenant. */
 export const benchToken = `bench-token-${randomBytes(16).toString("hex")}`;
