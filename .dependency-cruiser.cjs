@@ -36,6 +36,13 @@ module.exports = {
       to: { path: adapters },
     },
     {
+      name: "providers-from-the-composition",
+      severity: "error",
+      comment: "The worker pass takes its providers from what it is given: only a runtime's composition imports the registry, and with it every provider's client.",
+      from: { path: "^core/", pathNot: "^core/runtime/|\\.(test|bench|suite)\\.ts$" },
+      to: { path: "^core/providers/provider-registry\\.ts$" },
+    },
+    {
       name: "core-not-functions",
       severity: "error",
       comment: "Route files import core, never the reverse; only the Node host's entry reads the route table.",

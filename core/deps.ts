@@ -4,6 +4,7 @@ import type { Config } from "./config/types";
 import type { StoreProbes } from "./health/store-probes";
 import type { Logger } from "./observability/logger";
 import type { Enrichment } from "./processing/enrichment";
+import type { Worker } from "./processing/worker";
 import type { Sql } from "./sql/port";
 import type { Tenant } from "./tenancy/tenant";
 
@@ -16,8 +17,10 @@ export interface Ports {
   sql: Sql;
   /** The blob store (`core/blobs/blob-store.ts`): S3 on Lambda; the file store or S3 on the Node host. */
   blobs: BlobStore;
-  /** Request-time stage decisions, dispatch, and the worker pass's ports (built over `sql` and `blobs`). */
+  /** The write routes' side of processing: request-time stage decisions, webhooks of skipped stages, dispatch. */
   enrichment: Enrichment;
+  /** The worker: `runJob`, one pass over a post with the providers (built over `sql` and `blobs`). */
+  worker: Worker;
   /** /health's probes of both stores: over `sql` and `blobs` on the Node host; one signed request each on Lambda. */
   storeProbes: StoreProbes;
   /** Builds missing mp3 renditions; absent unless the rendition service is configured (SVC_RENDITION_SERVICE_URL). */

@@ -5,7 +5,7 @@ import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
 import { createPost } from "../core/posts/create-post";
 import { lambda } from "../core/runtime/lambda/lambda-root";
-import { lambdaDispatchEnrichment } from "../core/runtime/lambda/lambda-dispatch-enrichment";
+import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
 
@@ -40,4 +40,4 @@ const impl = implement(route, async (call) => ({
 }));
 
 export default impl;
-export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaDispatchEnrichment });
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });

@@ -1,12 +1,9 @@
-import { jobScopes } from "../core/runtime/lambda/function-scopes";
-import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
-import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 import { deadLetterHandler } from "../core/runtime/jobs/settle-jobs";
+import { jobScopes } from "../core/runtime/lambda/function-scopes";
+import { lambdaDeps } from "../core/runtime/lambda/lambda-deps";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 
 const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.deadLetter);
 
 /** The dead-letter queue's consumer: jobs the queue gave up on settle their pending stages failed (dead_letter). */
-export const handler = deadLetterHandler(async () => {
-  const { sql, config, logger, now } = await lambdaPorts();
-  return { pass: { sql, config, log: logger, now } };
-});
+export const handler = deadLetterHandler(lambdaPorts);

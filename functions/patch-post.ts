@@ -10,7 +10,7 @@ import { defineRoute } from "../core/http/route";
 import { postIdParamsSchema } from "../core/posts/list-query";
 import { postViewSchema } from "../core/posts/post-view-schema";
 import { patchPostBodySchema } from "../core/records/post-schema";
-import { lambdaDispatchEnrichment } from "../core/runtime/lambda/lambda-dispatch-enrichment";
+import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
@@ -66,4 +66,4 @@ const impl = implement(route, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaDispatchEnrichment });
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });

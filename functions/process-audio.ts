@@ -1,11 +1,11 @@
-import { DomainError } from "../core/domain-error";
-import { implement } from "../core/http/route-call";
-import { runPass } from "../core/processing/run-pass";
 import * as z from "zod";
+import { DomainError } from "../core/domain-error";
 import { defineRoute } from "../core/http/route";
-import { jobSchema } from "../core/processing/parse-job";
-import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
+import { implement } from "../core/http/route-call";
+import { jobSchema } from "../core/processing/job";
+import { mustRetry, retryPolicy } from "../core/processing/retry-policy";
 import { lambda } from "../core/runtime/lambda/lambda-root";
+import { lambdaWorker } from "../core/runtime/lambda/lambda-worker";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
 
@@ -16,7 +16,7 @@ export const route = defineRoute({
   summary: "Run a processing pass for a post (task-queue worker URL); 503 asks the caller to retry",
   auth: "system",
   rateLimit: null,
-  uses: ["sql", "blobs", "enrichment"],
+  uses: ["sql", "blobs", "worker"],
   status: 200,
   body: { kind: "json", schema: jobSchema, maxBytes: 4096 },
   response: z.object({ ran: z.boolean() }),
@@ -25,15 +25,24 @@ export const route = defineRoute({
 });
 
 /**
- * The task queue's worker URL (docs/decisions.md#dispatch-and-the-worker): runs one pass. 200 `{ ran }` when it ran or had nothing
- * to do; 503 when the caller must retry (another pass holds the lease, a provider asked to retry, a store is down).
+ * Cloud Tasks numbers its attempts (`X-CloudTasks-TaskRetryCount`, 0 on the first); any other caller's is a first.
+ * An unparseable count is read as a first attempt too: the only cost is one more retry.
+ */
+const attemptOf = (headers: Readonly<Record<string, string | undefined>>): number => {
+  const retries = Number(headers["x-cloudtasks-taskretrycount"]);
+  return Number.isInteger(retries) && retries >= 0 ? retries + 1 : 1;
+};
+
+/**
+ * The task queue's worker URL (docs/decisions.md#dispatch-and-the-worker): runs one job. 200 `{ ran }` when it ran
+ * or had nothing to do; 503 when the caller must retry (another pass holds the lease, a provider asked to retry, a
+ * store is down), under the one retry policy: on the last attempt a provider's retry settles the stage failed.
  */
 const impl = implement(route, async (call) => {
-  const { pass } = call.deps.enrichment;
-  const outcome = await runPass({ ...pass, sql: call.sql, log: call.log }, call.body);
-  if (outcome.kind !== "done") throw new DomainError("SERVICE_UNAVAILABLE", "processing must be retried later");
-  return { data: { ran: outcome.ran } };
+  const outcome = await call.deps.worker.runJob(call.body, { attempt: attemptOf(call.req.headers), maxAttempts: retryPolicy.maxAttempts });
+  if (mustRetry(outcome)) throw new DomainError("SERVICE_UNAVAILABLE", "processing must be retried later");
+  return { data: { ran: outcome.kind === "done" && outcome.ran } };
 });
 
 export default impl;
-export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });
+export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, worker: lambdaWorker });

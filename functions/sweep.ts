@@ -1,9 +1,9 @@
-import { durableDispatcher } from "../core/runtime/enrichment/compose-enrichment";
-import { jobScopes } from "../core/runtime/lambda/function-scopes";
-import { lambdaDeps } from "../core/runtime/lambda/lambda-root";
-import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { runSweep } from "../core/runtime/jobs/settle-jobs";
 import type { Dispatcher } from "../core/processing/dispatcher";
+import { durableDispatcher } from "../core/runtime/enrichment/compose-enrichment";
+import { runSweep } from "../core/runtime/jobs/settle-jobs";
+import { jobScopes } from "../core/runtime/lambda/function-scopes";
+import { lambdaDeps } from "../core/runtime/lambda/lambda-deps";
+import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
 
 const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.sweep);
 let dispatcher: Dispatcher | undefined;
@@ -13,7 +13,7 @@ let dispatcher: Dispatcher | undefined;
  * webhook events left undelivered are delivered. It runs no pass, so it carries no providers.
  */
 export const handler = async () => {
-  const { sql, config, logger, now } = await lambdaPorts();
-  dispatcher ??= durableDispatcher(config).dispatcher;
-  return runSweep({ sql, config, log: logger, now }, dispatcher);
+  const deps = await lambdaPorts();
+  dispatcher ??= durableDispatcher(deps.config).dispatcher;
+  return runSweep(deps, dispatcher);
 };

@@ -3,8 +3,10 @@ import { parseProcessingConfig } from "../core/config/processing-config";
 import { readVariables } from "../core/config/read-variables";
 import { createCloudTasksDispatcher } from "../core/dispatch/cloud-tasks-dispatcher";
 import { acquireLease, releaseLease } from "../core/processing/lease";
+import { ProviderError } from "../core/providers/provider-port";
 import { startCloudTasksFake } from "./support/cloud-tasks-fake";
 import { backends, migratedDatabase } from "./support/databases";
+import { testProviders } from "./support/enrichment-harness";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startTestService, type TestService } from "./support/test-service";
 
@@ -101,6 +103,32 @@ describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
       expect(doc).not.toContain("/api/v1/system/process-audio");
       expect(doc).toContain("/api/v1/posts/{postId}");
     });
+  });
+});
+
+describe("the system route under the one retry policy", () => {
+  it("a provider's request to retry is a 503 until Cloud Tasks' last attempt (X-CloudTasks-TaskRetryCount 2), where the stage settles failed", async () => {
+    const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });
+    const retrying = testProviders({ fail: { waveform: () => new ProviderError("retry", "the provider is busy") } });
+    const svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backends[0]!),
+      env: { SVC_TASKS_PROJECT: "proj-1", SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token", CLOUD_TASKS_BASE_URL: fake.url },
+      configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
+      enrichment: { providers: retrying.registry },
+    });
+    try {
+      const blob = await seedAudio(svc.deps, "alpha");
+      const created = await svc.post("/api/v1/posts", { actor: "ct-r", json: audioPost(blob, { waveform: true }) });
+      await fake.settled();
+      expect(fake.tasks.at(-1)!.attempts).toEqual([503, 503, 200]);
+      expect(retrying.count("waveform")).toBe(3);
+      const [stage] = await svc.deps.sql.query(`SELECT status, reason FROM post_stages WHERE rkey = $1`, [created.json.data.postId]);
+      expect(stage).toEqual({ status: "failed", reason: "provider_error" });
+    } finally {
+      await svc.close();
+      await fake.close();
+    }
   });
 });
 

@@ -25,6 +25,11 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
     expect(adaptersIn((await bundleFunction("process-queue")).inputs)).toEqual(expect.arrayContaining(["provider adapters", "Transcribe client"]));
   });
 
+  // A job's root builds its ports without the HTTP pipeline (core/runtime/lambda/lambda-deps.ts).
+  it.each(["process-queue", "dead-letter", "sweep"])("functions/%s.ts, a job's root, bundles no HTTP pipeline: no core/http/ module", async (file) => {
+    expect((await bundleFunction(file)).inputs.filter((input) => input.includes("core/http/"))).toEqual([]);
+  });
+
   // health probes both stores (docs/decisions.md#health-and-reference), with one signed request each.
   it.each(["health", "openapi", "reference", "reference-script", "not-found"])("functions/%s.ts loads no AWS client", async (file) => {
     expect(adaptersIn((await bundleFunction(file)).inputs)).toEqual([]);

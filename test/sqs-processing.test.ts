@@ -1,10 +1,10 @@
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { retryVisibilitySeconds } from "../core/processing/handle-job";
+import { retryDelaySeconds } from "../core/processing/retry-policy";
 import { acquireLease } from "../core/processing/lease";
 import { startEnrichmentWorkers } from "../core/runtime/node/enrichment-workers";
-import { stageHandler } from "../core/runtime/jobs/queue-handlers";
+import { stageHandler } from "../core/runtime/jobs/stage-handler";
 import { backends, migratedDatabase } from "./support/databases";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startSqsEmulator } from "./support/sqs-emulator";
@@ -97,15 +97,17 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
 
 describe("the SQS stage function (Lambda, batch of 1)", () => {
   it("a failed attempt's visibility backs off with each receive (5 s, 20 s, 80 s), far below the queue's timeout", () => {
-    expect([1, 2, 3].map(retryVisibilitySeconds)).toEqual([5, 20, 80]);
-    expect(retryVisibilitySeconds(10)).toBe(900);
+    expect([1, 2, 3].map(retryDelaySeconds)).toEqual([5, 20, 80]);
+    expect(retryDelaySeconds(10)).toBe(900);
   });
 
   it("a job to retry shortens the message's visibility on the queue it came from (its event source) and throws, so the event source returns it soon", async () => {
     const sent: unknown[] = [];
     const sqs = { send: async (command: unknown) => void sent.push(command) } as unknown as SQSClient;
-    const pass = { sql: {}, log: { error() {}, warn() {}, info() {}, debug() {} } } as never;
-    const handler = stageHandler(async () => ({ pass, sqs }));
+    const logger = { error() {}, warn() {}, info() {}, debug() {} };
+    // The worker's database is down, so the attempt fails and must be retried.
+    const worker = { runJob: () => Promise.reject(new Error("connection refused")) };
+    const handler = stageHandler(async () => ({ worker, logger, now: () => new Date(), sqs }));
     const event = (body: string, receiveCount: string): SQSEvent => ({
       Records: [
         {
@@ -121,7 +123,6 @@ describe("the SQS stage function (Lambda, batch of 1)", () => {
         },
       ],
     });
-    // The pass's SQL is unusable, so the attempt fails and must be retried.
     await expect(handler(event(JSON.stringify({ appId: "alpha", postId: "3kabcdefghijk" }), "2"))).rejects.toThrow(/retried/);
     expect(sent).toHaveLength(1);
     expect((sent[0] as { input: Record<string, unknown> }).input).toMatchObject({ QueueUrl: "https://sqs.eu-west-1.amazonaws.com/123456789012/svc-processing", ReceiptHandle: "r-1", VisibilityTimeout: 20 });

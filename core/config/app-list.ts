@@ -1,10 +1,7 @@
 import { appIdMaxLength, isAppId } from "../tenancy/app-id";
+import type { Logger } from "../observability/logger";
 
 /** Parses the per-tenant `appId:value,appId:value` variables (SVC_APP_TOKENS, SVC_APP_DIDS, SVC_APP_WEBHOOK_URLS...). */
-
-export interface AppListLog {
-  error(msg: string, ...extra: Record<string, unknown>[]): void;
-}
 
 /** Returns why a value is unacceptable, or undefined when it is fine. The reason is logged, so it must never contain the value. */
 export type AppListValidator = (value: string, appId: string) => string | undefined;
@@ -19,7 +16,7 @@ export function parseAppList(
   name: string,
   value: string | undefined,
   validate: AppListValidator,
-  log: AppListLog,
+  log: Pick<Logger, "error">,
 ): Map<string, string> {
   const result = new Map<string, string>();
   if (!value) return result;

@@ -6,8 +6,8 @@ import type { Config } from "./types";
 import { describeVariable } from "./variables";
 
 export const stderrLog: ConfigLog = {
-  error: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "ERROR", message, ...extra })}\n`),
-  warn: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "WARN", message, ...extra })}\n`),
+  error: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "ERROR", message, ...(extra as object) })}\n`),
+  warn: (message, extra) => process.stderr.write(`${JSON.stringify({ level: "WARN", message, ...(extra as object) })}\n`),
 };
 
 /** A process's configuration, or its end with exit code 1 after naming each problem's variable and rule. */

@@ -9,11 +9,10 @@ import { isDidWeb } from "../tenancy/did-web";
 import { readVariables, type ReadVariable } from "./read-variables";
 import { minSecretLength, shortSecret } from "./secret-length";
 import type { VariableScope } from "./variable-scopes";
+import type { Logger } from "../observability/logger";
 
-export type ConfigLog = {
-  error(msg: string, ...extra: Record<string, unknown>[]): void;
-  warn(msg: string, ...extra: Record<string, unknown>[]): void;
-};
+/** Configuration problems short of fatal are logged (a bad list entry, a tenant in one list only). */
+export type ConfigLog = Pick<Logger, "error" | "warn">;
 
 export { ConfigError, type ConfigProblem } from "./config-error";
 

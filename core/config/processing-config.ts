@@ -1,9 +1,10 @@
 /** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
 import { stageOrder, type Stage } from "../records/stages";
 import type { VariableName } from "./variables";
-import { parseAppList, type AppListLog } from "./app-list";
+import { parseAppList } from "./app-list";
 import type { ReadVariable } from "./read-variables";
 import { shortSecret } from "./secret-length";
+import type { Logger } from "../observability/logger";
 
 /** A provider named in a variable, optionally pinning a model (`elevenlabs:scribe_v2`). */
 export interface ProviderValue {
@@ -79,7 +80,7 @@ export const parseProviderValue = (value: string): ProviderValue | undefined => 
  * unset, empty and whitespace-only values read alike. Misconfigured processing settings are logged and dropped here
  * rather than refused at startup: the rest of the service runs without them.
  */
-export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { warn(msg: string, ...extra: Record<string, unknown>[]): void }): ProcessingConfig {
+export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "error" | "warn">): ProcessingConfig {
   const flag = (name: VariableName): boolean => {
     const value = read(name);
     if (value === undefined || value === "false") return false;
@@ -132,7 +133,7 @@ export function parseProcessingConfig(read: ReadVariable, log: AppListLog & { wa
 
 const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
 
-function parseTaskQueue(read: ReadVariable, log: AppListLog): TaskQueueConfig | undefined {
+function parseTaskQueue(read: ReadVariable, log: Pick<Logger, "error">): TaskQueueConfig | undefined {
   const location = read("SVC_TASKS_LOCATION");
   const queue = read("SVC_TASKS_QUEUE");
   const workerUrl = read("SVC_TASKS_WORKER_URL");
@@ -183,7 +184,7 @@ export const webhookUrlProblem = (value: string): string | undefined => {
   return "must be https unless the host is loopback";
 };
 
-function parseWebhooks(read: ReadVariable, log: AppListLog): Map<string, WebhookTarget> {
+function parseWebhooks(read: ReadVariable, log: Pick<Logger, "error">): Map<string, WebhookTarget> {
   const urls = parseAppList("SVC_APP_WEBHOOK_URLS", read("SVC_APP_WEBHOOK_URLS"), webhookUrlProblem, log);
   const secrets = parseAppList("SVC_APP_WEBHOOK_SECRETS", read("SVC_APP_WEBHOOK_SECRETS"), shortSecret("secret"), log);
   const targets = new Map<string, WebhookTarget>();

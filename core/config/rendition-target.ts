@@ -3,6 +3,8 @@
  * `SYSTEM_AUTH_TOKEN`; calls carry `RENDITION_SERVICE_TOKEN`, else `SYSTEM_AUTH_TOKEN`. Without either the rendition
  * service counts as not configured (trim and waveform have no provider, mp3 misses are 404).
  */
+import type { Logger } from "../observability/logger";
+
 export interface RenditionTarget {
   /** Base URL, no trailing slash. */
   url: string;
@@ -15,7 +17,7 @@ export function parseRenditionTarget(
   read: (name: "SVC_RENDITION_SERVICE_URL" | "RENDITION_SERVICE_TOKEN") => string | undefined,
   systemAuthToken: string | undefined,
   fail: (variable: string, message: string) => undefined,
-  log: { error(message: string, ...extra: Record<string, unknown>[]): void },
+  log: Pick<Logger, "error">,
 ): RenditionTarget | undefined {
   const raw = read("SVC_RENDITION_SERVICE_URL");
   if (raw === undefined) return undefined;

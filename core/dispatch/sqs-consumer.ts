@@ -4,12 +4,8 @@
  * visibility (backoff) so the retry comes soon rather than after a whole visibility timeout.
  */
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from "@aws-sdk/client-sqs";
-import { retryVisibilitySeconds } from "../processing/handle-job";
-
-export interface ConsumerLog {
-  warn(msg: string, ...extra: Record<string, unknown>[]): void;
-  error(msg: string, ...extra: Record<string, unknown>[]): void;
-}
+import { retryDelaySeconds } from "../processing/retry-policy";
+import type { Logger } from "../observability/logger";
 
 /** Handles one message; "retry" leaves it on the queue. */
 export type MessageHandler = (message: Message, receiveCount: number) => Promise<"done" | "retry">;
@@ -18,14 +14,14 @@ export const startSqsConsumer = (opts: {
   client: SQSClient;
   queueUrl: string;
   handle: MessageHandler;
-  log: ConsumerLog;
+  log: Pick<Logger, "warn" | "error">;
   /** Long-poll wait (seconds); tests use short ones. */
   waitSeconds?: number;
   retryVisibility?: (receiveCount: number) => number;
 }) => {
   const { client, queueUrl, log } = opts;
   const abort = new AbortController();
-  const retryVisibility = opts.retryVisibility ?? retryVisibilitySeconds;
+  const retryVisibility = opts.retryVisibility ?? retryDelaySeconds;
   const loop = (async () => {
     while (!abort.signal.aborted) {
       let messages: Message[] = [];

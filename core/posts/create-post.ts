@@ -6,7 +6,7 @@ import { recordCid } from "../records/record-cid";
 import { nextTid } from "../records/tid";
 import type { Sql } from "../sql/port";
 import type { Enrichment } from "../processing/enrichment";
-import type { PassLog } from "../processing/run-pass";
+import type { Logger } from "../observability/logger";
 import { requestedStages } from "../processing/stage-state";
 import { insertPost } from "./insert-post";
 import { findReplyTargets } from "./post-store";
@@ -23,7 +23,7 @@ export interface CreatePostInput {
   /** Completed inside the post's insert when the request holds an Idempotency-Key. */
   idempotency?: IdempotencyClaim;
   enrichment: Enrichment;
-  log: PassLog;
+  log: Logger;
 }
 
 /** Writes a prompt or a reply after checking its references against stored state and the reply gate. */

@@ -5,7 +5,7 @@
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
-import type { Job } from "./run-pass";
+import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
 
 /** Settles every pending stage of a post (optionally only some stages) failed with `reason`; one statement. */

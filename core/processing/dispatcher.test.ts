@@ -5,6 +5,7 @@ import { backends } from "../../test/support/databases";
 import { startEnrichmentHarness } from "../../test/support/enrichment-harness";
 import { dispatchMode } from "./dispatcher";
 import { createInlineDispatcher } from "./inline-dispatcher";
+import { createWorker } from "./worker";
 import { acquireLease, releaseLease } from "./lease";
 
 const queue = { PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/processing" };
@@ -32,7 +33,7 @@ describe("inline dispatch", () => {
     const h = await startEnrichmentHarness(backends[0]!, { env: { SVC_PROCESSING_STUB: "true" } });
     try {
       const work = new Set<Promise<unknown>>();
-      const dispatcher = createInlineDispatcher(h.pass, (p) => work.add(p), [30, 60, 120]);
+      const dispatcher = createInlineDispatcher(createWorker(h.pass), (p) => work.add(p), { maxAttempts: 4, delayMs: (attempt) => [30, 60, 120][attempt - 1]! });
       const post = await h.createAudioPost({ waveform: true });
       const lease = await acquireLease(h.sql, "alpha", post.postId, new Date());
       await dispatcher.dispatch(post);

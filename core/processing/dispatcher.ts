@@ -4,7 +4,7 @@
  * dispatcher wins over it.
  */
 import type { Config } from "../config/types";
-import type { Job } from "./run-pass";
+import type { Job } from "./job";
 
 export type DispatchMode = "inline" | "sqs" | "tasks" | "off";
 

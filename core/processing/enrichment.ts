@@ -1,27 +1,27 @@
 /**
- * The enrichment port the write routes use: decide each requested stage at request time, then, once the write
- * committed, deliver the request-time events (`skipped` settles) and dispatch the job when a stage is pending.
+ * The enrichment port of the write routes (create, PATCH): decide each requested stage at request time, then, once
+ * the write committed, deliver the request-time events (`skipped` settles) and dispatch the job when a stage is
+ * pending. What runs the job is the worker (worker.ts), reached through the dispatcher.
  */
 import type { Config } from "../config/types";
+import type { Logger } from "../observability/logger";
 import type { Stage } from "../providers/provider-port";
-import type { SelectionLog } from "../providers/select-provider";
+import type { ProviderChoice } from "../providers/select-provider";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
 import type { Dispatcher } from "./dispatcher";
+import type { Job } from "./job";
 import { planStages } from "./plan-stages";
-import type { Job, PassDeps, PassLog } from "./run-pass";
 import type { StageDecision } from "./stage-state";
 
 export interface Enrichment {
   readonly dispatcher: Dispatcher;
-  /** What a worker pass runs with (the system route, queue consumers, the sweep). */
-  readonly pass: PassDeps;
-  plan(appId: string, stages: readonly Stage[], log: SelectionLog): StageDecision[];
+  plan(appId: string, stages: readonly Stage[], log: Pick<Logger, "error">): StageDecision[];
   /** Whether settles of this tenant write webhook events. */
   webhooks(appId: string): boolean;
-  afterRequest(job: Job, result: { pending: boolean; events: WebhookEvent[] }, log: PassLog): Promise<void>;
+  afterRequest(job: Job, result: { pending: boolean; events: WebhookEvent[] }, log: Logger): Promise<void>;
   /** Resolves when background work started so far (deliveries, inline retries) has finished. */
   drain(): Promise<void>;
 }
@@ -42,7 +42,8 @@ export const createEnrichment = (opts: {
   config: Config;
   sql: Sql;
   dispatcher: Dispatcher;
-  pass: PassDeps;
+  /** What planning chooses from: the provider catalog (the worker's providers in tests, so both choose alike). */
+  providers?: readonly ProviderChoice[];
   delivery?: Partial<DeliveryOptions>;
   background: ReturnType<typeof backgroundWork>;
 }): Enrichment => {
@@ -50,8 +51,7 @@ export const createEnrichment = (opts: {
   const { running: background, track } = opts.background;
   return {
     dispatcher,
-    pass: opts.pass,
-    plan: (appId, stages, log) => planStages(stages, appId, config, dispatcher.mode !== "off", log, opts.pass.registry),
+    plan: (appId, stages, log) => planStages(stages, appId, config, dispatcher.mode !== "off", log, opts.providers),
     webhooks: (appId) => config.processing.webhooks.has(appId),
     async afterRequest(job, result, log) {
       // The events are in the outbox already; a slow receiver must not hold the response (the sweep backs this up).

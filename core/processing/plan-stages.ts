@@ -4,7 +4,8 @@
  */
 import type { Config } from "../config/types";
 import type { Stage } from "../providers/provider-port";
-import { selectProvider, type ProviderChoice, type SelectionLog } from "../providers/select-provider";
+import type { Logger } from "../observability/logger";
+import { selectProvider, type ProviderChoice } from "../providers/select-provider";
 import type { StageDecision } from "./stage-state";
 
 export const planStages = (
@@ -12,7 +13,7 @@ export const planStages = (
   appId: string,
   config: Config,
   dispatchOn: boolean,
-  log: SelectionLog,
+  log: Pick<Logger, "error">,
   registry?: readonly ProviderChoice[],
 ): StageDecision[] =>
   stages.map((stage) => {

@@ -84,7 +84,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
 
   it("bytes that do not change leave derived stages alone", async () => {
     const same = testProviders({ changeBytes: false });
-    const pass = { ...h.pass, registry: same.registry };
+    const pass = { ...h.pass, providers: same.registry };
     const post = await h.createAudioPost({ transcribe: true });
     await runPass(pass, job(post.postId));
     await h.request(post.postId, { trim: true });
@@ -124,7 +124,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const gated = testProviders({ gate: { transcribe: gate } });
-    const pass = { ...h.pass, registry: gated.registry };
+    const pass = { ...h.pass, providers: gated.registry };
     const post = await h.createAudioPost({ transcribe: true });
     const running = runPass(pass, job(post.postId));
     await expect.poll(() => gated.count("transcribe")).toBe(1);
@@ -142,7 +142,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     const gate = new Promise<void>((resolve) => (open = resolve));
     const gated = testProviders({ gate: { waveform: gate } });
     const post = await h.createAudioPost({ waveform: true });
-    const running = runPass({ ...h.pass, registry: gated.registry }, job(post.postId));
+    const running = runPass({ ...h.pass, providers: gated.registry }, job(post.postId));
     await expect.poll(() => gated.count("waveform")).toBe(1);
     await h.sql.query(`UPDATE post_enrichment SET lease_token = 'stolen' WHERE rkey = $1`, [post.postId]);
     open();
@@ -168,7 +168,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
         waveform: () => new ProviderError("retry", "busy upstream"),
       },
     });
-    const pass = { ...h.pass, registry: failing.registry };
+    const pass = { ...h.pass, providers: failing.registry };
     const post = await h.createAudioPost({ transcribe: true, waveform: true });
     expect(await runPass(pass, job(post.postId))).toEqual({ kind: "retry" });
     let states = await h.stages(post.postId);
@@ -186,6 +186,17 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     const states = await h.stages(post.postId);
     expect(states.trim).toMatchObject({ status: "failed", reason: "dead_letter" });
     expect(states.waveform).toMatchObject({ status: "failed", reason: "dead_letter" });
+  });
+
+  it("the pass reads time from its clock only: a deadline its clock has passed starts no stage, and is retried", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const later = Date.parse("2100-01-01T00:00:00Z");
+    const before = providers.count("waveform");
+    const pass = { ...h.pass, now: () => new Date(later) };
+    expect(await runPass(pass, job(post.postId), { deadline: later + 1_000 })).toEqual({ kind: "retry" });
+    expect(providers.count("waveform")).toBe(before);
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    expect(await runPass(pass, job(post.postId), { deadline: later + 60_000 })).toEqual({ kind: "done", ran: true });
   });
 
   it("a job for a post that does not exist is done with nothing to run", async () => {

@@ -2,17 +2,19 @@
  * One worker pass over a post (docs/decisions.md#dispatch-and-the-worker): take the post's fenced lease, run its
  * pending stages in order (denoise -> trim -> transcribe, waveform), each byte-changing stage on the previous
  * output, settle each stage and write its webhook event together, deliver from the outbox, release the lease.
- * The same pass serves inline dispatch, the SQS stage function and consumer, and the system route.
+ * Every way into the worker reaches it through `runJob` (run-job.ts). Its providers are the ones it is given, and
+ * its time is `deps.now()`.
  */
 import type { BlobStore } from "../blobs/blob-store";
 import type { Config } from "../config/types";
+import type { Logger } from "../observability/logger";
 import { postUri } from "../records/at-uri";
 import { recordCid } from "../records/record-cid";
 import type { StrongRef } from "../records/post-schema";
 import { buildTranscriptRecord } from "../records/transcript-record";
 import { ProviderError, stageOrder, type AudioRef, type ProviderCall, type Stage } from "../providers/provider-port";
 import { buildProvider } from "../providers/build-provider";
-import { providerRegistry, type ProviderEntry } from "../providers/provider-registry";
+import type { ProviderEntry } from "../providers/provider-entry";
 import { selectProvider } from "../providers/select-provider";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
@@ -20,30 +22,19 @@ import { deliverEvents } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
 import { acquireLease, passTimeLimitMs, releaseLease } from "./lease";
 import { loadPassState, settleStage, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
+import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
 
-export interface PassLog {
-  debug(msg: string, ...extra: Record<string, unknown>[]): void;
-  info(msg: string, ...extra: Record<string, unknown>[]): void;
-  warn(msg: string, ...extra: Record<string, unknown>[]): void;
-  error(msg: string, ...extra: Record<string, unknown>[]): void;
-}
-
+/** What a pass runs with: built once per runtime (core/runtime/enrichment/compose-worker.ts). */
 export interface PassDeps {
   sql: Sql;
   blobs: BlobStore;
   config: Config;
-  log: PassLog;
+  log: Logger;
   now: () => Date;
-  /** The provider table (tests give their own). */
-  registry?: readonly ProviderEntry[];
+  /** The providers with their adapters: the registry in production, test providers in tests. */
+  providers: readonly ProviderEntry[];
   delivery?: Partial<DeliveryOptions>;
-}
-
-/** A job names a post; the pass reads what is pending, so a duplicate or late job is harmless. */
-export interface Job {
-  appId: string;
-  postId: string;
 }
 
 export interface PassOptions {
@@ -68,7 +59,7 @@ class LeaseLost extends Error {}
 export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {}): Promise<PassOutcome> => {
   const { sql, log } = deps;
   const { appId, postId: rkey } = job;
-  const deadline = Math.min(options.deadline ?? Infinity, Date.now() + passTimeLimitMs);
+  const deadline = Math.min(options.deadline ?? Infinity, deps.now().getTime() + passTimeLimitMs);
   const lease = await acquireLease(sql, appId, rkey, deps.now());
   if (lease.kind === "no-post") return { kind: "done", ran: false };
   if (lease.kind === "busy") {
@@ -87,7 +78,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
       const state = await loadPassState(sql, appId, rkey);
       if (!state || state.pending.length === 0) break;
       const next = stageOrder.map((s) => state.pending.find((p) => p.stage === s)).find((p): p is PendingStage => p !== undefined)!;
-      if (Date.now() > deadline - deadlineMarginMs) return { kind: "retry" };
+      if (deps.now().getTime() > deadline - deadlineMarginMs) return { kind: "retry" };
       const settle = async (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => {
         const events = await sql.transaction(async (tx) => {
           await artifact?.(tx);
@@ -102,7 +93,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
         log.info("stage settled", { appId, postId: rkey, stage: next.stage, status, ...(reason && { reason }) });
         deliver(events);
       };
-      const outcome = await runStage(deps, job, next.stage, state.audio, state.postCid, token, deadline, options.finalAttempt === true, settle);
+      const outcome = await runStage({ deps, job, stage: next.stage, audio: state.audio, postCid: state.postCid, token, deadline, finalAttempt: options.finalAttempt === true, settle });
       if (outcome === "retry") return { kind: "retry" };
     }
     return { kind: "done", ran };
@@ -120,33 +111,38 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
 
 type SettleFn = (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => Promise<void>;
 
+/** One stage of a pass: the post's current bytes (null without audio), the lease it runs under, how to settle it. */
+interface StageRun {
+  deps: PassDeps;
+  job: Job;
+  stage: Stage;
+  audio: AudioRef | null;
+  postCid: string;
+  token: string;
+  /** Epoch ms by which the provider must answer. */
+  deadline: number;
+  /** The last attempt: a provider's request to retry settles the stage failed instead. */
+  finalAttempt: boolean;
+  settle: SettleFn;
+}
+
 /**
  * Runs one stage and settles it; "retry" when the provider asks for another attempt and the stage stays pending
- * (on the queue's final attempt it settles failed instead).
+ * (on the final attempt it settles failed instead).
  */
-const runStage = async (
-  deps: PassDeps,
-  job: Job,
-  stage: Stage,
-  audio: AudioRef | null,
-  postCid: string,
-  token: string,
-  deadline: number,
-  finalAttempt: boolean,
-  settle: SettleFn,
-): Promise<"settled" | "retry"> => {
+const runStage = async ({ deps, job, stage, audio, postCid, token, deadline, finalAttempt, settle }: StageRun): Promise<"settled" | "retry"> => {
   const { appId, postId: rkey } = job;
   if (!audio) {
     await settle("failed", "provider_error");
     return "settled";
   }
-  const selection = selectProvider(stage, appId, deps.config, deps.log, deps.registry ?? providerRegistry);
+  const selection = selectProvider(stage, appId, deps.config, deps.log, deps.providers);
   if (!selection.ok) {
     // The deployment changed since the request: the stage cannot run here any more.
     await settle("failed", selection.reason);
     return "settled";
   }
-  const call: ProviderCall = { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())), deadline };
+  const call: ProviderCall = { signal: AbortSignal.timeout(Math.max(1, deadline - deps.now().getTime())), deadline };
   const context = { config: deps.config, blobs: deps.blobs };
   try {
     switch (stage) {
@@ -154,14 +150,14 @@ const runStage = async (
       case "trim": {
         const out =
           stage === "denoise"
-            ? await buildProvider("denoise", selection, context, deps.registry).denoise(audio, call)
-            : await buildProvider("trim", selection, context, deps.registry).trim(audio, call);
+            ? await buildProvider("denoise", selection, context, deps.providers).denoise(audio, call)
+            : await buildProvider("trim", selection, context, deps.providers).trim(audio, call);
         const changed = out.cid !== audio.cid || out.mimeType !== audio.mimeType;
         await settle("ready", undefined, changed ? (tx) => storeVariant(tx, appId, rkey, token, out, deps.now()) : undefined);
         return "settled";
       }
       case "transcribe": {
-        const transcript = await buildProvider("transcribe", selection, context, deps.registry).transcribe(audio, call);
+        const transcript = await buildProvider("transcribe", selection, context, deps.providers).transcribe(audio, call);
         const did = deps.config.tenants.get(appId)?.did;
         if (!did) throw new ProviderError("retry", `tenant ${appId} has no DID to address the transcript's subject`);
         const record = buildTranscriptRecord({ uri: postUri(did, rkey) as StrongRef["uri"], cid: postCid }, transcript, deps.now());
@@ -169,7 +165,7 @@ const runStage = async (
         return "settled";
       }
       case "waveform": {
-        const waveform = await buildProvider("waveform", selection, context, deps.registry).waveform(audio, call);
+        const waveform = await buildProvider("waveform", selection, context, deps.providers).waveform(audio, call);
         await settle("ready", undefined, (tx) => storeWaveform(tx, appId, rkey, token, waveform));
         return "settled";
       }

@@ -3,7 +3,7 @@ import { backends } from "../../test/support/databases";
 import { quietLog, startEnrichmentHarness, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import type { Dispatcher } from "./dispatcher";
 import { acquireLease } from "./lease";
-import type { Job } from "./run-pass";
+import type { Job } from "./job";
 import { pendingLapseMs, sweep } from "./sweep";
 
 describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisions.md#processing)", (backend) => {

@@ -5,9 +5,10 @@
  */
 import type { WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
-import type { DeliveryLog, DeliveryOptions } from "../webhooks/deliver-webhook";
+import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { claimMs, deliverEvents, eventsFrom, outboxReturning, sweepOutbox } from "../webhooks/outbox";
 import type { Dispatcher } from "./dispatcher";
+import type { Logger } from "../observability/logger";
 
 export const pendingLapseMs = 15 * 60_000;
 
@@ -15,7 +16,7 @@ export interface SweepDeps {
   sql: Sql;
   dispatcher: Dispatcher;
   webhooks: ReadonlyMap<string, WebhookTarget>;
-  log: DeliveryLog & { error(msg: string, ...extra: Record<string, unknown>[]): void };
+  log: Pick<Logger, "info" | "warn" | "error">;
   delivery?: Partial<DeliveryOptions>;
 }
 

@@ -1,38 +1,20 @@
 /**
  * Every provider this build knows with its adapters: the catalog (provider-catalog.ts: names, stages, availability,
  * order) plus, for each provider, an adapter for every stage it lists (the type requires one). Adding a real
- * provider is one catalog entry and its adapters here. The worker pass builds adapters from this table; request-time
- * planning reads the catalog alone.
+ * provider is one catalog entry and its adapters here. Only the worker's composition (compose-worker.ts) imports
+ * this table, with every provider's client; request-time planning reads the catalog alone.
  */
-import type { BlobStore } from "../blobs/blob-store";
-import type { Config } from "../config/types";
-import type { Stage, StageProviders } from "./provider-port";
 import { TranscribeClient } from "@aws-sdk/client-transcribe";
 import { createTranscribeTranscriber } from "./aws-transcribe/transcribe-transcriber";
 import { createElevenLabsDenoiser } from "./elevenlabs/elevenlabs-denoiser";
 import { createElevenLabsTranscriber } from "./elevenlabs/elevenlabs-transcriber";
-import { providerCatalog, type ProviderInfo, type ProviderName } from "./provider-catalog";
+import { providerCatalog, type ProviderName } from "./provider-catalog";
+import type { ProviderContext, ProviderEntry, ProviderFactory } from "./provider-entry";
 import { createRenditionClient } from "./rendition/rendition-client";
 import { createRenditionTrimmer } from "./rendition/rendition-trimmer";
 import { createRenditionWaveformMaker } from "./rendition/rendition-waveform";
 import { createRnnoiseDenoiser } from "./rendition/rnnoise-denoiser";
 import { stubDenoiser, stubTranscriber, stubTrimmer, stubWaveformMaker } from "./stub-providers";
-
-export { providerModelDefault } from "./provider-catalog";
-
-/** What an adapter is built from: the whole configuration (keys, URLs, tokens) and the shared blob store. */
-export interface ProviderContext {
-  config: Config;
-  blobs: BlobStore;
-}
-
-type Factory<S extends Stage> = (context: ProviderContext, model?: string) => StageProviders[S];
-export type ProviderFactories = { [S in Stage]?: Factory<S> };
-
-export interface ProviderEntry extends ProviderInfo {
-  /** The adapters, per stage; a stage listed without one is reported as a misconfiguration when chosen (tests). */
-  adapters: ProviderFactories;
-}
 
 const renditionClient = ({ config }: ProviderContext) => createRenditionClient({ baseUrl: config.rendition!.url, token: config.rendition!.token });
 
@@ -47,7 +29,7 @@ let transcribe: TranscribeClient | undefined;
 const transcribeClient = () => (transcribe ??= new TranscribeClient({ maxAttempts: 1 }));
 
 /** Exactly the stages each catalog entry lists, each with its adapter. */
-type AdaptersOf = { [E in (typeof providerCatalog)[number] as E["name"]]: { [S in E["stages"][number]]: Factory<S> } };
+type AdaptersOf = { [E in (typeof providerCatalog)[number] as E["name"]]: { [S in E["stages"][number]]: ProviderFactory<S> } };
 
 const adapters: AdaptersOf = {
   "aws-transcribe": {

@@ -3,7 +3,8 @@ import { requiredEnv as base } from "../../test/support/config-env";
 import { parseConfig } from "../config/parse-config";
 import type { Stage } from "./provider-port";
 import { providerCatalog } from "./provider-catalog";
-import { providerRegistry, type ProviderEntry, type ProviderFactories } from "./provider-registry";
+import type { ProviderEntry, ProviderFactories } from "./provider-entry";
+import { providerRegistry } from "./provider-registry";
 import { selectProvider, type Selection } from "./select-provider";
 
 const s3 = { SVC_BLOB_DIR: "", SVC_BLOB_BUCKET: "bucket" };

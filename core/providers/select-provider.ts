@@ -12,7 +12,8 @@ import { processingVariables } from "../config/processing-config";
 import type { Config } from "../config/types";
 import { providerCatalog, providerModelDefault, type ProviderInfo } from "./provider-catalog";
 import type { Stage } from "./provider-port";
-import type { ProviderFactories } from "./provider-registry";
+import type { ProviderFactories } from "./provider-entry";
+import type { Logger } from "../observability/logger";
 
 export type Selection =
   | { ok: true; provider: string; model?: string }
@@ -24,10 +25,6 @@ export type ProviderChoice = ProviderInfo & { adapters?: ProviderFactories };
 /** A catalog entry stands for the registry's, which has an adapter for every stage it lists. */
 const hasAdapter = (entry: ProviderChoice, stage: Stage): boolean => !entry.adapters || entry.adapters[stage] !== undefined;
 
-export interface SelectionLog {
-  error(msg: string, ...extra: Record<string, unknown>[]): void;
-}
-
 /** Only transcription has models; a model pin on another stage is ignored (and warned about when parsed). */
 const stagesWithModels: readonly Stage[] = ["transcribe"];
 
@@ -35,7 +32,7 @@ export const selectProvider = (
   stage: Stage,
   appId: string,
   config: Config,
-  log: SelectionLog,
+  log: Pick<Logger, "error">,
   registry: readonly ProviderChoice[] = providerCatalog,
 ): Selection => {
   const { processing } = config;

@@ -6,6 +6,7 @@ import { ConfigError, type ConfigProblem } from "../config/config-error";
 import { readVariables } from "../config/read-variables";
 import { minSecretLength } from "../config/secret-length";
 import type { BlobConfig, LogLevel } from "../config/types";
+import type { Logger } from "../observability/logger";
 
 export interface RenditionConfig {
   blobs: BlobConfig;
@@ -19,7 +20,7 @@ export interface RenditionConfig {
 }
 
 /** Throws a ConfigError naming every bad variable. */
-export function parseRenditionConfig(env: NodeJS.ProcessEnv, log: { error(message: string, ...extra: Record<string, unknown>[]): void }): RenditionConfig {
+export function parseRenditionConfig(env: NodeJS.ProcessEnv, log: Pick<Logger, "error">): RenditionConfig {
   const problems: ConfigProblem[] = [];
   const fail = (variable: string, message: string) => void problems.push({ variable, message }) as undefined;
   const read = readVariables(env, fail, ["rendition-service"]);

@@ -5,9 +5,10 @@
  */
 export type DocumentCheck = { ok: true } | { ok: false; reason: string };
 
+const invalid = (reason: string): DocumentCheck => ({ ok: false, reason });
+
 /** `pdsHost` is SVC_PDS_HOST: a host, optionally `host:port`. */
 export function checkCustodyDocument(did: string, doc: unknown, pdsHost: string): DocumentCheck {
-  const invalid = (reason: string): DocumentCheck => ({ ok: false, reason });
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return invalid("document is not a JSON object");
   const { id, service } = doc as { id?: unknown; service?: unknown };
   if (id !== did) return invalid("document id does not equal the DID");
@@ -18,16 +19,16 @@ export function checkCustodyDocument(did: string, doc: unknown, pdsHost: string)
       const sid = (s as { id?: unknown }).id;
       return sid === fragment || sid === `${did}${fragment}`;
     });
-  const host = pdsHost.toLowerCase();
   // #atproto_space_host, when present, is the custody entry whatever its type; only then is #atproto_pds consulted.
   const spaceHost = find("#atproto_space_host");
-  if (spaceHost) {
-    return endpointOn(spaceHost.serviceEndpoint, host) ? { ok: true } : invalid(`#atproto_space_host serviceEndpoint does not point at ${host}`);
-  }
   const pds = find("#atproto_pds");
-  if (!pds) return invalid("no #atproto_space_host or #atproto_pds service");
-  if (pds.type !== "AtprotoPersonalDataServer") return invalid("#atproto_pds is not of type AtprotoPersonalDataServer");
-  return endpointOn(pds.serviceEndpoint, host) ? { ok: true } : invalid(`#atproto_pds serviceEndpoint does not point at ${host}`);
+  if (!spaceHost) {
+    if (!pds) return invalid("no #atproto_space_host or #atproto_pds service");
+    if (pds.type !== "AtprotoPersonalDataServer") return invalid("#atproto_pds is not of type AtprotoPersonalDataServer");
+  }
+  const [fragment, entry] = spaceHost ? ["#atproto_space_host", spaceHost] : ["#atproto_pds", pds!];
+  const host = pdsHost.toLowerCase();
+  return endpointOn(entry.serviceEndpoint, host) ? { ok: true } : invalid(`${fragment} serviceEndpoint does not point at ${host}`);
 }
 
 /** Whether `endpoint` is an http(s) URL on `pdsHost` (with its port, when it names one). */

@@ -50,7 +50,7 @@ function setup(opts: { now?: () => number; pds?: string; timeoutMs?: number } = 
     pdsHost: opts.pds ?? pdsHost,
     now: opts.now,
     timeoutMs: opts.timeoutMs,
-    log: { error: (msg, extra) => void errors.push({ msg, extra }), warn: (msg, extra) => void warnings.push({ msg, extra }) },
+    log: { error: (msg, extra) => void errors.push({ msg, extra }), warn: (msg, extra) => void warnings.push({ msg, extra }), info() {} },
   });
   return { custody, errors, warnings, prove: (name: string) => custody.prove({ appId: name, did: didFor(name) }) };
 }

@@ -7,19 +7,14 @@ import { checkCustodyDocument } from "./custody-document";
 import type { CustodyProofs } from "./custody-proofs";
 import { didWebDocumentUrl } from "./did-web";
 import { readCapped } from "./read-capped";
-
-export interface CustodyLog {
-  error(msg: string, ...extra: Record<string, unknown>[]): void;
-  warn(msg: string, ...extra: Record<string, unknown>[]): void;
-  info?(msg: string, ...extra: Record<string, unknown>[]): void;
-}
+import type { Logger } from "../observability/logger";
 
 export interface CustodyOptions {
   /** SVC_PDS_HOST: the host (optionally host:port) the custody service endpoint must name. */
   pdsHost: string;
   fetch?: typeof fetch;
   now?: () => number;
-  log: CustodyLog;
+  log: Pick<Logger, "error" | "warn" | "info">;
   /** Where proofs outlive this process (the database on Lambda, so a cold start keeps the grace); none by default. */
   proofs?: CustodyProofs;
   /** Per-fetch timeout; default 3 s. */
@@ -128,7 +123,7 @@ export function createCustody(opts: CustodyOptions): Custody {
     if (opts.proofs && check.ok) await shared("save", () => opts.proofs!.save(appId, did, startedAt));
     if (opts.proofs && !check.ok && check.reachable) await shared("revoke", () => opts.proofs!.revoke(appId));
     if (check.ok) {
-      opts.log.info?.("tenant custody proven", { appId, did });
+      opts.log.info("tenant custody proven", { appId, did });
     } else if (provenAt !== null && startedAt - provenAt < proofGraceMs) {
       opts.log.warn("tenant DID document unreachable; last good custody proof still holds", {
         appId,

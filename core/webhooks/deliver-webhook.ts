@@ -6,6 +6,7 @@
 import type { WebhookTarget } from "../config/processing-config";
 import { webhookHeaders } from "./sign-webhook";
 import { webhookBody, type WebhookEvent } from "./webhook-event";
+import type { Logger } from "../observability/logger";
 
 export interface DeliveryOptions {
   timeoutMs: number;
@@ -16,11 +17,6 @@ export interface DeliveryOptions {
 
 export const deliveryDefaults: DeliveryOptions = { timeoutMs: 5000, backoffMs: [500, 2000], now: () => new Date() };
 
-export interface DeliveryLog {
-  info(msg: string, ...extra: Record<string, unknown>[]): void;
-  warn(msg: string, ...extra: Record<string, unknown>[]): void;
-}
-
 export type DeliveryOutcome = "delivered" | "failed";
 
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
@@ -28,7 +24,7 @@ const retryable = (status: number) => status === 408 || status === 429 || status
 export const deliverWebhook = async (
   event: WebhookEvent,
   target: WebhookTarget,
-  log: DeliveryLog,
+  log: Pick<Logger, "info" | "warn">,
   options: DeliveryOptions = deliveryDefaults,
 ): Promise<{ outcome: DeliveryOutcome; attempts: number }> => {
   const body = webhookBody(event);

@@ -5,8 +5,9 @@
  */
 import type { WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
-import { deliverWebhook, deliveryDefaults, type DeliveryLog, type DeliveryOptions } from "./deliver-webhook";
+import { deliverWebhook, deliveryDefaults, type DeliveryOptions } from "./deliver-webhook";
 import { toWebhookEvent, type WebhookEvent } from "./webhook-event";
+import type { Logger } from "../observability/logger";
 
 /** Longer than one delivery can take (3 attempts of 5 s plus 2.5 s of backoff). */
 export const claimMs = 60_000;
@@ -30,7 +31,7 @@ export const eventsFrom = (rows: unknown): WebhookEvent[] =>
 export interface OutboxDeps {
   sql: Sql;
   webhooks: ReadonlyMap<string, WebhookTarget>;
-  log: DeliveryLog;
+  log: Pick<Logger, "info" | "warn">;
   delivery?: Partial<DeliveryOptions>;
 }
 

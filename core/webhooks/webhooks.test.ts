@@ -12,6 +12,7 @@ import { offDispatcher } from "../processing/dispatcher";
 import { runPass } from "../processing/run-pass";
 import { verifyWebhook, WebhookVerificationError } from "./verify-webhook";
 import { webhookBody, type WebhookEvent } from "./webhook-event";
+import type { LogExtra } from "../observability/logger";
 
 const secret = webhookSecret;
 const event = (over: Partial<WebhookEvent> = {}): WebhookEvent => ({
@@ -26,12 +27,8 @@ const event = (over: Partial<WebhookEvent> = {}): WebhookEvent => ({
 const fast = { ...deliveryDefaults, backoffMs: [20, 50], timeoutMs: 500 };
 const recordingLog = () => {
   const lines: { level: string; msg: string; extra: Record<string, unknown> }[] = [];
-  return {
-    lines,
-    info: (msg: string, extra: Record<string, unknown> = {}) => void lines.push({ level: "info", msg, extra }),
-    warn: (msg: string, extra: Record<string, unknown> = {}) => void lines.push({ level: "warn", msg, extra }),
-    error: (msg: string, extra: Record<string, unknown> = {}) => void lines.push({ level: "error", msg, extra }),
-  };
+  const at = (level: string) => (msg: string, extra: LogExtra = {}) => void lines.push({ level, msg, extra: extra as Record<string, unknown> });
+  return { lines, info: at("info"), warn: at("warn"), error: at("error") };
 };
 
 describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks)", () => {

@@ -18,7 +18,8 @@ const readBody = async (req: IncomingMessage) => {
 /**
  * A local stand-in for Google Cloud Tasks speaking its REST API: `POST /v2/projects/{p}/locations/{l}/queues/{q}/tasks`
  * creates an HTTP task, which it then delivers like Cloud Tasks does (its method, headers and base64 body to its
- * URL), retrying non-2xx answers with a short backoff. It also answers the metadata server's token and project routes.
+ * URL, with the `X-CloudTasks-TaskRetryCount` and `X-CloudTasks-TaskExecutionCount` headers), retrying non-2xx
+ * answers with a short backoff. It also answers the metadata server's token and project routes.
  */
 export const startCloudTasksFake = async (opts: { accessToken: string; retryDelayMs?: number; maxAttempts?: number }) => {
   const tasks: CreatedTask[] = [];
@@ -29,7 +30,8 @@ export const startCloudTasksFake = async (opts: { accessToken: string; retryDela
       try {
         const res = await fetch(task.httpRequest.url, {
           method: task.httpRequest.httpMethod,
-          headers: task.httpRequest.headers,
+          // Cloud Tasks numbers the attempts it makes: 0 on the first.
+          headers: { ...task.httpRequest.headers, "X-CloudTasks-TaskRetryCount": String(i), "X-CloudTasks-TaskExecutionCount": String(task.attempts.filter((a) => a !== 0).length) },
           body: Buffer.from(task.httpRequest.body, "base64"),
           redirect: "manual",
         });

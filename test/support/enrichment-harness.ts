@@ -16,7 +16,8 @@ import type { PassDeps } from "../../core/processing/run-pass";
 import { requestedStages } from "../../core/processing/stage-state";
 import { insertPost } from "../../core/posts/insert-post";
 import { stageOrder, type AudioRef, type Stage } from "../../core/providers/provider-port";
-import type { ProviderEntry, ProviderFactories } from "../../core/providers/provider-registry";
+import type { ProviderEntry, ProviderFactories } from "../../core/providers/provider-entry";
+import { providerRegistry } from "../../core/providers/provider-registry";
 import { stubTranscriber, stubWaveform } from "../../core/providers/stub-providers";
 import { buildPostRecord } from "../../core/records/post-schema";
 import { recordCid } from "../../core/records/record-cid";
@@ -113,7 +114,7 @@ export const startEnrichmentHarness = async (
   );
   let clock: number | undefined;
   const now = () => (clock === undefined ? new Date() : new Date(clock));
-  const pass: PassDeps = { sql, blobs, config, log: quietLog, now, registry: opts.registry, delivery: { backoffMs: [20, 50], timeoutMs: 1000 } };
+  const pass: PassDeps = { sql, blobs, config, log: quietLog, now, providers: opts.registry ?? providerRegistry, delivery: { backoffMs: [20, 50], timeoutMs: 1000 } };
 
   /** Creates an audio post of `alpha` by `author`, with the stages decided as a request would (dispatch on). */
   const createAudioPost = async (processing?: Record<string, boolean>, author = "author") => {

@@ -12,7 +12,7 @@ import { createLogger, type Logger } from "../../core/observability/logger";
 import type { SqlBackend } from "../../core/sql/port";
 import { lambdaHandler, type ApiGatewayHandler } from "../../core/runtime/lambda/lambda-handler";
 import { loadRouteImpls } from "../../core/runtime/node/load-routes";
-import type { EnrichmentOverrides } from "../../core/runtime/enrichment/build-enrichment";
+import type { EnrichmentOverrides } from "../../core/runtime/enrichment/compose-enrichment";
 import { createNodeDeps } from "../../core/runtime/node/node-deps";
 import { createNodeHost } from "../../core/runtime/node/node-host";
 import { createRouteMatcher } from "../../core/runtime/node/route-matcher";

@@ -1,40 +1,27 @@
 /**
- * The enrichment port of a function that plans and dispatches but never runs a pass itself (create and PATCH on
- * Lambda): request-time planning over the provider catalog, and a durable dispatcher (SQS, Cloud Tasks) or none.
- * This module imports no provider adapter and no pass, so those functions' bundles carry neither; the full worker
- * (build-enrichment.ts) adds inline dispatch, which runs the pass inside the request.
+ * The enrichment port each runtime builds once: request-time planning over the provider catalog, and the dispatcher
+ * the configuration selects (inline, SQS, Cloud Tasks or off). Inline dispatch is the one the host gives, running
+ * jobs on its worker (the Node host's); a function given none (create and PATCH on Lambda) refuses it at startup.
+ * This module imports no provider adapter and no pass, so those functions' bundles carry neither.
  */
-import type { BlobStore } from "../../blobs/blob-store";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Config } from "../../config/types";
 import { createCloudTasksDispatcher } from "../../dispatch/cloud-tasks-dispatcher";
 import { createSqsClient } from "../../dispatch/sqs-client";
 import { createSqsDispatcher } from "../../dispatch/sqs-dispatcher";
-import type { Logger } from "../../observability/logger";
 import { dispatchMode, offDispatcher, type Dispatcher } from "../../processing/dispatcher";
 import { backgroundWork, createEnrichment, type Enrichment } from "../../processing/enrichment";
-import type { PassDeps } from "../../processing/run-pass";
-import type { ProviderEntry } from "../../providers/provider-registry";
-import type { Sql } from "../../sql/port";
-import type { DeliveryOptions } from "../../webhooks/deliver-webhook";
-import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { RetryPolicy } from "../../processing/retry-policy";
+import type { EnrichmentPorts, WorkerOverrides } from "./compose-worker";
 
-export interface EnrichmentOverrides {
-  registry?: readonly ProviderEntry[];
-  delivery?: Partial<DeliveryOptions>;
+export interface EnrichmentOverrides extends WorkerOverrides {
   sqs?: SQSClient;
-  inlineRetryDelaysMs?: number[];
+  /** The retry policy of inline dispatch (tests wait less). */
+  retry?: RetryPolicy;
 }
 
-export interface EnrichmentPorts {
-  config: Config;
-  sql: Sql;
-  blobs: BlobStore;
-  logger: Logger;
-  now: () => Date;
-}
-
-/** Runs passes inside the process (the full worker's inline dispatcher). */
-export type InlineDispatcherFactory = (pass: PassDeps, track: (work: Promise<unknown>) => void) => Dispatcher;
+/** Inline dispatch over the host's worker, its background retries tracked so shutdown and tests can wait for them. */
+export type InlineDispatch = (track: (work: Promise<unknown>) => void) => Dispatcher;
 
 const inlineRefused =
   "SVC_PROCESSING_INLINE selects inline dispatch, but this function only dispatches (it carries no providers): set PROCESSING_QUEUE_URL or the SVC_TASKS_* variables";
@@ -52,20 +39,18 @@ export const durableDispatcher = (config: Config, sqsOverride?: SQSClient): { di
 };
 
 /**
- * The dispatcher the configuration selects, and the port over it. Without `inline`, a configuration that selects
- * inline dispatch is refused at startup rather than silently not processing.
+ * The dispatcher the configuration selects, and the port over it. Without a worker to run jobs inline, a
+ * configuration that selects inline dispatch is refused at startup rather than silently not processing.
  */
 export const composeEnrichment = (
-  ports: EnrichmentPorts,
+  ports: Pick<EnrichmentPorts, "config" | "sql" | "logger">,
   overrides: EnrichmentOverrides = {},
-  inline?: InlineDispatcherFactory,
-): Enrichment & { sqs?: SQSClient } => {
-  const { config, sql, blobs, logger, now } = ports;
-  const pass: PassDeps = { sql, blobs, config, log: logger, now, registry: overrides.registry, delivery: overrides.delivery };
+  inline?: InlineDispatch,
+): Enrichment => {
+  const { config, sql, logger } = ports;
   const background = backgroundWork();
-  const mode = dispatchMode(config);
-  const { dispatcher, sqs } = mode === "inline" && inline ? { dispatcher: inline(pass, background.track), sqs: undefined } : durableDispatcher(config, overrides.sqs);
-  logger.info("processing dispatch", { mode });
-  const enrichment = createEnrichment({ config, sql, dispatcher, pass, delivery: overrides.delivery, background });
-  return sqs ? { ...enrichment, sqs } : enrichment;
+  const dispatcher =
+    dispatchMode(config) === "inline" && inline ? inline(background.track) : durableDispatcher(config, overrides.sqs).dispatcher;
+  logger.info("processing dispatch", { mode: dispatcher.mode });
+  return createEnrichment({ config, sql, dispatcher, providers: overrides.providers, delivery: overrides.delivery, background });
 };

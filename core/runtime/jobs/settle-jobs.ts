@@ -4,33 +4,56 @@
  * the sweep re-dispatches lapsed stages and delivers webhook events left undelivered. They import no provider.
  */
 import type { SQSEvent } from "aws-lambda";
+import type { Config } from "../../config/types";
+import { runInvocation } from "../../invocation/run-invocation";
+import type { Logger } from "../../observability/logger";
 import { failPendingStages } from "../../processing/dead-letter";
 import type { Dispatcher } from "../../processing/dispatcher";
-import { parseJob } from "../../processing/parse-job";
+import { parseJob } from "../../processing/job";
 import { sweep } from "../../processing/sweep";
+import type { Sql } from "../../sql/port";
+import type { DeliveryOptions } from "../../webhooks/deliver-webhook";
 import { deliverEvents } from "../../webhooks/outbox";
-import { asInvocation, type JobDeps } from "./job-invocation";
+
+/** What the settling jobs run with: no blobs, no providers. */
+export interface SettleDeps {
+  sql: Sql;
+  config: Config;
+  logger: Logger;
+  now: () => Date;
+  delivery?: Partial<DeliveryOptions>;
+}
+
+/** A job run as one invocation: its correlation id on every line, counted SQL, one summary line. */
+const asInvocation = <T>(name: string, deps: SettleDeps, fields: Record<string, unknown>, fn: (sql: Sql, log: Logger) => Promise<T>) =>
+  runInvocation({ name, deps: { logger: deps.logger, sql: deps.sql }, fields }, ({ sql, log, annotate }) =>
+    fn(sql, log).then((result) => {
+      annotate({ outcome: result ?? "done" });
+      return result;
+    }),
+  );
 
 /** One dead-letter message: the job's pending stages settle failed (dead_letter), with their events. */
-export const runDeadLetterMessage = (pass: JobDeps, body: string): Promise<void> => {
+export const runDeadLetterMessage = (deps: SettleDeps, body: string): Promise<void> => {
   const job = parseJob(body);
-  return asInvocation("dead-letter", pass, { ...job }, async (p) => {
+  return asInvocation("dead-letter", deps, { ...job }, async (sql, log) => {
     if (!job) {
-      p.log.error("dead-letter message is not a job; dropped", { body: body.slice(0, 200) });
+      log.error("dead-letter message is not a job; dropped", { body: body.slice(0, 200) });
       return;
     }
-    const events = await failPendingStages(p.sql, job, "dead_letter", p.now(), p.config.processing.webhooks.has(job.appId));
-    p.log.warn("processing job dead-lettered", { ...job, stages: events.length });
-    await deliverEvents({ sql: p.sql, webhooks: p.config.processing.webhooks, log: p.log, delivery: p.delivery }, events);
+    const { webhooks } = deps.config.processing;
+    const events = await failPendingStages(sql, job, "dead_letter", deps.now(), webhooks.has(job.appId));
+    log.warn("processing job dead-lettered", { ...job, stages: events.length });
+    await deliverEvents({ sql, webhooks, log, delivery: deps.delivery }, events);
   });
 };
 
 /** The sweep as one invocation. */
-export const runSweep = (pass: JobDeps, dispatcher: Dispatcher) =>
-  asInvocation("sweep", pass, {}, (p) => sweep({ sql: p.sql, dispatcher, webhooks: p.config.processing.webhooks, log: p.log, delivery: p.delivery }, p.now()));
+export const runSweep = (deps: SettleDeps, dispatcher: Dispatcher) =>
+  asInvocation("sweep", deps, {}, (sql, log) => sweep({ sql, dispatcher, webhooks: deps.config.processing.webhooks, log, delivery: deps.delivery }, deps.now()));
 
 /** The dead-letter consumer function. */
-export const deadLetterHandler = (ports: () => Promise<{ pass: JobDeps }>) => async (event: SQSEvent) => {
-  const { pass } = await ports();
-  for (const record of event.Records) await runDeadLetterMessage(pass, record.body);
+export const deadLetterHandler = (ports: () => Promise<SettleDeps>) => async (event: SQSEvent) => {
+  const deps = await ports();
+  for (const record of event.Records) await runDeadLetterMessage(deps, record.body);
 };

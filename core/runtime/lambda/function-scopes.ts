@@ -7,11 +7,15 @@ import type { VariableScope } from "../../config/variable-scopes";
 import type { PortName } from "../../deps";
 import type { RouteDef } from "../../http/route";
 
-/** What each port of `uses` reaches: `enrichment` chooses providers, writes webhook events and dispatches. */
+/**
+ * What each port of `uses` reaches: `enrichment` chooses providers, writes webhook events and dispatches; `worker`
+ * chooses providers and runs their stages, and writes webhook events.
+ */
 const portScopes: Record<PortName, readonly VariableScope[]> = {
   sql: ["sql"],
   blobs: ["blobs"],
   enrichment: ["dispatch", "providers", "webhooks"],
+  worker: ["stages", "providers", "webhooks"],
   renditions: ["renditions"],
   storeProbes: ["probes"],
 };
@@ -19,14 +23,7 @@ const portScopes: Record<PortName, readonly VariableScope[]> = {
 export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads">): VariableScope[] => {
   const scopes = new Set<VariableScope>(["http", ...route.uses.flatMap((port) => portScopes[port]), ...(route.reads ?? [])]);
   if (route.auth === "actor" || route.auth === "viewer") scopes.add("tenants");
-  if (route.auth === "system") {
-    scopes.add("system");
-    if (route.uses.includes("enrichment")) {
-      // The system route runs the pass itself, and dispatches nothing (lambda-enrichment.ts).
-      scopes.add("stages");
-      scopes.delete("dispatch");
-    }
-  }
+  if (route.auth === "system") scopes.add("system");
   return [...scopes];
 };
 

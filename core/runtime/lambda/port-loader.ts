@@ -3,7 +3,7 @@ import type { CoreDeps, PortName, Ports } from "../../deps";
 
 /**
  * Builds one port for the Lambda runtime, given the configuration, the core deps and the ports built before it
- * (in `uses` order: `enrichment` is built over `sql` and `blobs`). Each loader lives in its own small module and
+ * (in `uses` order: `worker` is built over `sql` and `blobs`). Each loader lives in its own small module and
  * imports its adapter lazily, so a route file names its loaders without the Node host loading AWS clients, and a
  * bundle holds only the adapters its route uses.
  */

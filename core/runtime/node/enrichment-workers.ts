@@ -6,7 +6,7 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../../deps";
 import { createSqsClient } from "../../dispatch/sqs-client";
 import { startSqsConsumer } from "../../dispatch/sqs-consumer";
-import { runStageMessage } from "../jobs/queue-handlers";
+import { runStageMessage } from "../jobs/stage-handler";
 import { runDeadLetterMessage, runSweep } from "../jobs/settle-jobs";
 
 export const sweepIntervalMs = 60_000;
@@ -15,14 +15,14 @@ export const startEnrichmentWorkers = (
   deps: Deps,
   options: { sqs?: SQSClient; waitSeconds?: number; sweepIntervalMs?: number; retryVisibility?: (receiveCount: number) => number } = {},
 ) => {
-  const { pass, dispatcher } = deps.enrichment;
+  const { dispatcher } = deps.enrichment;
   const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
   const stops: (() => Promise<void>)[] = [];
   if (queueUrl || deadLetterQueueUrl) {
     const client = options.sqs ?? createSqsClient(deps.config.aws.region);
     const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility };
     if (queueUrl) {
-      stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(pass, m.Body ?? "", receiveCount) }).stop);
+      stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(deps, m.Body ?? "", receiveCount) }).stop);
     }
     if (deadLetterQueueUrl) {
       stops.push(
@@ -30,7 +30,7 @@ export const startEnrichmentWorkers = (
           ...common,
           queueUrl: deadLetterQueueUrl,
           handle: async (m) => {
-            await runDeadLetterMessage(pass, m.Body ?? "");
+            await runDeadLetterMessage(deps, m.Body ?? "");
             return "done";
           },
         }).stop,
@@ -39,7 +39,7 @@ export const startEnrichmentWorkers = (
   }
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    sweeping = runSweep(pass, dispatcher).catch(() => {}); // logged by the invocation
+    sweeping = runSweep(deps, dispatcher).catch(() => {}); // logged by the invocation
   }, options.sweepIntervalMs ?? sweepIntervalMs);
   timer.unref();
   return {

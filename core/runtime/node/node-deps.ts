@@ -9,7 +9,9 @@ import { openSql } from "../../sql/open-sql";
 import type { SqlBackend } from "../../sql/port";
 import { createCustody } from "../../tenancy/custody";
 import { portStoreProbes } from "../../health/store-probes";
-import { buildEnrichment, type EnrichmentOverrides } from "../enrichment/build-enrichment";
+import { composeEnrichment, type EnrichmentOverrides } from "../enrichment/compose-enrichment";
+import { composeWorker } from "../enrichment/compose-worker";
+import { createInlineDispatcher } from "../../processing/inline-dispatcher";
 import { renditionsFor } from "../../providers/rendition/mp3-rendition-builder";
 
 export const migrationsDir = path.resolve(import.meta.dirname, "../../../migrations");
@@ -24,6 +26,8 @@ export const createNodeDeps = async (
   await migrate(sql, migrationsDir);
   const blobs = overrides.blobs ?? (await openBlobStore(config));
   const now = overrides.now ?? (() => new Date());
+  // One worker per process: the queue consumers, the system route and inline dispatch all run jobs on it.
+  const worker = composeWorker({ config, sql, blobs, logger, now }, overrides.enrichment);
   return {
     config,
     sql,
@@ -32,7 +36,8 @@ export const createNodeDeps = async (
     logger,
     now,
     storeProbes: portStoreProbes(sql, blobs),
-    enrichment: buildEnrichment({ config, sql, blobs, logger, now }, overrides.enrichment),
+    enrichment: composeEnrichment({ config, sql, logger }, overrides.enrichment, (track) => createInlineDispatcher(worker, track, overrides.enrichment?.retry)),
+    worker,
     ...renditionsFor(config.rendition),
   };
 };

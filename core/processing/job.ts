@@ -8,8 +8,11 @@ export const jobSchema = z.strictObject({
   postId: z.string().refine(isTid, "not a post id"),
 });
 
+/** A job names a post; the pass reads what is pending, so a duplicate or late job is harmless. */
+export type Job = z.infer<typeof jobSchema>;
+
 /** The job in a message body, or null when the body is not one (such a message can never succeed). */
-export const parseJob = (body: string): z.infer<typeof jobSchema> | null => {
+export const parseJob = (body: string): Job | null => {
   try {
     const parsed = jobSchema.safeParse(JSON.parse(body));
     return parsed.success ? parsed.data : null;

@@ -1,0 +1,38 @@
+/**
+ * The one way into the worker: the SQS stage function, the Node host's queue consumer, inline dispatch and the
+ * system route all run a job with `runJob(job, { attempt, maxAttempts, deadline })`, which runs one pass as an
+ * invocation of its own (a correlation id on every line, counted SQL, one summary line with the outcome). What each
+ * caller does with the outcome follows the one retry policy (retry-policy.ts).
+ */
+import { runInvocation } from "../invocation/run-invocation";
+import type { Job } from "./job";
+import { runPass, type PassDeps, type PassOutcome } from "./run-pass";
+
+export interface JobAttempt {
+  /** 1 for the job's first delivery. */
+  attempt: number;
+  maxAttempts: number;
+  /** Epoch ms by which the pass must stop (a Lambda's remaining time). */
+  deadline?: number;
+}
+
+/**
+ * - `done`: the stages ran (`ran`), or there was nothing to do;
+ * - `busy`: another pass holds the post's lease;
+ * - `retry`: a provider asked for a retry, or time ran out.
+ */
+export type JobOutcome = PassOutcome;
+
+/** The worker port: built once per runtime over the pass's ports (core/runtime/enrichment/compose-worker.ts). */
+export interface Worker {
+  runJob(job: Job, attempt: JobAttempt): Promise<JobOutcome>;
+}
+
+export const createWorker = (deps: PassDeps): Worker => ({
+  runJob: (job, { attempt, maxAttempts, deadline }) =>
+    runInvocation({ name: "run-job", deps: { logger: deps.log, sql: deps.sql }, fields: { ...job, attempt } }, async ({ sql, log, annotate }) => {
+      const outcome = await runPass({ ...deps, sql, log }, job, { finalAttempt: attempt >= maxAttempts, ...(deadline !== undefined && { deadline }) });
+      annotate({ outcome: outcome.kind });
+      return outcome;
+    }),
+});

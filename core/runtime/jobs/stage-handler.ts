@@ -1,0 +1,59 @@
+/**
+ * The processing queue's stage handler, shared by the Lambda stage function (`functions/process-queue.ts`) and the
+ * Node host's consumer: a message is a job, which the worker runs (`runJob`) as attempt `receiveCount` of the retry
+ * policy's maximum; a job to retry stays on the queue. It takes a batch of 1. The dead-letter and sweep handlers
+ * (settle-jobs.ts) run no pass, so their functions bundle no providers.
+ */
+import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
+import type { Logger } from "../../observability/logger";
+import { parseJob } from "../../processing/job";
+import { mustRetry, retryDelaySeconds, retryPolicy } from "../../processing/retry-policy";
+import type { Worker } from "../../processing/worker";
+
+export interface StageHandlerPorts {
+  worker: Worker;
+  /** The root logger, for a message that is not a job. */
+  logger: Logger;
+  now: () => Date;
+}
+
+/** One stage-queue message: "retry" leaves it on the queue. A body that is not a job is dropped with an error log. */
+export const runStageMessage = async (ports: StageHandlerPorts, body: string, receiveCount: number, deadline?: number): Promise<"done" | "retry"> => {
+  const job = parseJob(body);
+  if (!job) {
+    ports.logger.error("processing message is not a job; dropped", { body: body.slice(0, 200) });
+    return "done";
+  }
+  const outcome = await ports.worker.runJob(job, { attempt: receiveCount, maxAttempts: retryPolicy.maxAttempts, ...(deadline !== undefined && { deadline }) });
+  return mustRetry(outcome) ? "retry" : "done";
+};
+
+/** The queue a message came from (`arn:aws:sqs:<region>:<account>:<name>`), as its URL. */
+const queueUrlOf = (record: SQSRecord): string => {
+  const [, , , region, account, name] = record.eventSourceARN.split(":");
+  return `https://sqs.${region}.amazonaws.com/${account}/${name}`;
+};
+
+/**
+ * The SQS stage function. A job to retry throws, so the event source returns the message to the queue; first its
+ * visibility is shortened, so the retry comes in seconds rather than after six function timeouts.
+ */
+export const stageHandler =
+  (ports: () => Promise<StageHandlerPorts & { sqs: SQSClient }>) => async (event: SQSEvent, context?: Pick<Context, "getRemainingTimeInMillis">) => {
+    const built = await ports();
+    for (const record of event.Records) {
+      const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? 1);
+      const deadline = context ? built.now().getTime() + context.getRemainingTimeInMillis() : undefined;
+      const result = await runStageMessage(built, record.body, receiveCount, deadline).catch((error: unknown) => {
+        built.logger.error("processing job failed", { messageId: record.messageId, receiveCount, error: String(error) });
+        return "retry" as const;
+      });
+      if (result === "retry") {
+        await built.sqs
+          .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrlOf(record), ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySeconds(receiveCount) }))
+          .catch((error: unknown) => built.logger.warn("visibility not shortened", { error: String(error) }));
+        throw new Error(`processing job ${record.messageId} will be retried`);
+      }
+    }
+  };
