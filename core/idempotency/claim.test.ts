@@ -13,6 +13,9 @@ import {
 } from "./claim";
 
 const route = "POST /api/v1/posts";
+/** The invocation's clock, which the claims are given: `at(ms)` is that much later than the tests' start. */
+const started = Date.now();
+const at = (ms = 0) => new Date(started + ms);
 const newScope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
   appId: "app1",
   actor: "did:plc:alice",
@@ -31,20 +34,20 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
   });
 
   it("the first request with a key claims it", async () => {
-    expect(await claimIdempotencyKey(db, newScope(), "fp1")).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, newScope(), "fp1", at())).toEqual({ kind: "claimed" });
   });
 
   it("a claim costs exactly one SQL statement", async () => {
     const counted = countStatements(db);
-    await claimIdempotencyKey(counted, newScope(), "fp1");
+    await claimIdempotencyKey(counted, newScope(), "fp1", at());
     expect(counted.count).toBe(1);
   });
 
   it("a sequential duplicate after success replays the stored status and body", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    await completeIdempotencyKey(db, scope, 201, { postId: "3kabc", nested: { n: 1 } });
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    await completeIdempotencyKey(db, scope, 201, { postId: "3kabc", nested: { n: 1 } }, at());
+    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({
       kind: "replay",
       status: 201,
       body: { postId: "3kabc", nested: { n: 1 } },
@@ -53,99 +56,96 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("the same key with a different body is a mismatch", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
-    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "mismatch" });
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
+    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "mismatch" });
   });
 
   it("a different body while the first request runs is a mismatch, not in-progress", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "mismatch" });
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "mismatch" });
   });
 
   it("the same key while the first request runs is in progress", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "in-progress" });
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({ kind: "in-progress" });
   });
 
   it("a released key can be claimed again, with any body", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
+    await claimIdempotencyKey(db, scope, "fp1", at());
     await releaseIdempotencyKey(db, scope);
-    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "claimed" });
   });
 
   it("releasing does not drop a completed result", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
     await releaseIdempotencyKey(db, scope);
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toMatchObject({ kind: "replay" });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toMatchObject({ kind: "replay" });
   });
 
   it("keys are kept 24 hours: an expired key can be claimed again", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
     const [row] = await db.query<{ hours: number }>(
-      `SELECT round(extract(epoch FROM expires_at - now()) / 3600)::int AS hours FROM idempotency_keys
+      `SELECT round(extract(epoch FROM expires_at - $5::timestamptz) / 3600)::int AS hours FROM idempotency_keys
         WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4`,
-      [scope.appId, scope.actor, scope.route, scope.key],
+      [scope.appId, scope.actor, scope.route, scope.key, at().toISOString()],
     );
     expect(row!.hours).toBe(24);
     await db.query(
-      `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
+      `UPDATE idempotency_keys SET expires_at = $5::timestamptz - interval '1 second'
         WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4`,
-      [scope.appId, scope.actor, scope.route, scope.key],
+      [scope.appId, scope.actor, scope.route, scope.key, at().toISOString()],
     );
-    expect(await claimIdempotencyKey(db, scope, "fp2")).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "claimed" });
   });
 
   it("a key with a short injected lifetime expires after it", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", { ttlMs: 60_000 });
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, { ttlMs: 500 });
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toMatchObject({ kind: "replay" });
-    await new Promise((r) => setTimeout(r, 600));
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "claimed" });
+    await claimIdempotencyKey(db, scope, "fp1", at(), { ttlMs: 60_000 });
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at(), { ttlMs: 500 });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(499))).toMatchObject({ kind: "replay" });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(500))).toEqual({ kind: "claimed" });
   });
 
   it("a running claim whose lease lapsed (its process died) can be taken over", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", { leaseMs: 500 });
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "in-progress" });
-    await new Promise((r) => setTimeout(r, 600));
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "claimed" });
+    await claimIdempotencyKey(db, scope, "fp1", at(), { leaseMs: 500 });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(499))).toEqual({ kind: "in-progress" });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(500))).toEqual({ kind: "claimed" });
     // The new claim has a fresh lease.
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "in-progress" });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(1_000))).toEqual({ kind: "in-progress" });
   });
 
   it("scopes isolate: the same key under another tenant, actor or route is a separate claim", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" });
-    expect(await claimIdempotencyKey(db, { ...scope, appId: "app2" }, "fp2")).toEqual({ kind: "claimed" });
-    expect(await claimIdempotencyKey(db, { ...scope, actor: "did:plc:bob" }, "fp2")).toEqual({ kind: "claimed" });
-    expect(await claimIdempotencyKey(db, { ...scope, route: "PATCH /api/v1/posts/{postId}" }, "fp2")).toEqual({
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
+    expect(await claimIdempotencyKey(db, { ...scope, appId: "app2" }, "fp2", at())).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, { ...scope, actor: "did:plc:bob" }, "fp2", at())).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, { ...scope, route: "PATCH /api/v1/posts/{postId}" }, "fp2", at())).toEqual({
       kind: "claimed",
     });
   });
 
   it("50 parallel claims of one key yield exactly one claimed", async () => {
     const scope = newScope();
-    const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1")));
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1", at())));
     expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind !== "claimed").every((o) => o.kind === "in-progress")).toBe(true);
   });
 
   it("50 parallel claims of an expired key yield exactly one claimed", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
-    await completeIdempotencyKey(db, scope, 201, { postId: "old" }, { ttlMs: 1 });
-    await new Promise((r) => setTimeout(r, 20));
-    const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1")));
+    await claimIdempotencyKey(db, scope, "fp1", at());
+    await completeIdempotencyKey(db, scope, 201, { postId: "old" }, at(), { ttlMs: 1 });
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1", at(1))));
     expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
     expect(outcomes.some((o) => o.kind === "replay")).toBe(false);
   });
@@ -153,10 +153,9 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
   it("claims now and then delete expired keys, never live ones", async () => {
     const expired = newScope();
     const live = newScope();
-    await claimIdempotencyKey(db, expired, "fp1", { ttlMs: 1 });
-    await claimIdempotencyKey(db, live, "fp1");
-    await new Promise((r) => setTimeout(r, 20));
-    await claimIdempotencyKey(db, newScope(), "fp1", { pruneChance: 1 });
+    await claimIdempotencyKey(db, expired, "fp1", at(), { ttlMs: 1 });
+    await claimIdempotencyKey(db, live, "fp1", at());
+    await claimIdempotencyKey(db, newScope(), "fp1", at(2), { pruneChance: 1 });
     const keys = (await db.query<{ key: string }>("SELECT key FROM idempotency_keys")).map((r) => r.key);
     expect(keys).not.toContain(expired.key);
     expect(keys).toContain(live.key);
@@ -164,19 +163,19 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("the completion clause embeds in the statement that does the work", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1");
+    await claimIdempotencyKey(db, scope, "fp1", at());
     const p = placeholders();
     const marker = p.add("done-by-cte");
-    const text = `WITH done AS (${completeIdempotencyClause(p.add, scope, 201, { postId: "cte" })} RETURNING 1)
+    const text = `WITH done AS (${completeIdempotencyClause(p.add, scope, 201, { postId: "cte" }, at())} RETURNING 1)
       SELECT ${marker}::text AS marker, (SELECT count(*) FROM done)::int AS completed`;
     expect(await db.query(text, p.values)).toEqual([{ marker: "done-by-cte", completed: 1 }]);
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "replay", status: 201, body: { postId: "cte" } });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({ kind: "replay", status: 201, body: { postId: "cte" } });
   });
 
   it("completion only applies to a running claim", async () => {
     const scope = newScope();
-    await completeIdempotencyKey(db, scope, 201, { postId: "ghost" });
-    expect(await claimIdempotencyKey(db, scope, "fp1")).toEqual({ kind: "claimed" });
+    await completeIdempotencyKey(db, scope, 201, { postId: "ghost" }, at());
+    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({ kind: "claimed" });
   });
 });
 
@@ -188,7 +187,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("idempotency claims shared by pr
     try {
       const scope = newScope();
       const outcomes = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => claimIdempotencyKey(i % 2 ? a : b, scope, "fp1")),
+        Array.from({ length: 50 }, (_, i) => claimIdempotencyKey(i % 2 ? a : b, scope, "fp1", at())),
       );
       expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
       expect(outcomes.filter((o) => o.kind === "in-progress")).toHaveLength(49);

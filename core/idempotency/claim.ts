@@ -55,34 +55,35 @@ WITH pruned AS (
   DELETE FROM idempotency_keys
    WHERE (app_id, actor, route, key) IN (
      SELECT p.app_id, p.actor, p.route, p.key FROM idempotency_keys AS p
-      WHERE p.expires_at < now() AND (SELECT random()) < $8::float8
+      WHERE p.expires_at < $9::timestamptz AND (SELECT random()) < $8::float8
         AND NOT (p.app_id = $1 AND p.actor = $2 AND p.route = $3 AND p.key = $4)
       LIMIT 100 FOR UPDATE SKIP LOCKED)
 ), claimed AS (
   INSERT INTO idempotency_keys AS k (app_id, actor, route, key, fingerprint, state, locked_until, expires_at)
   VALUES ($1, $2, $3, $4, $5, 'running',
-          now() + $6::float8 * interval '1 millisecond', now() + $7::float8 * interval '1 millisecond')
+          $9::timestamptz + $6::float8 * interval '1 millisecond', $9::timestamptz + $7::float8 * interval '1 millisecond')
   ON CONFLICT (app_id, actor, route, key) DO UPDATE
      SET fingerprint = excluded.fingerprint, state = 'running', response_status = NULL, response_body = NULL,
          locked_until = excluded.locked_until, expires_at = excluded.expires_at
-   WHERE k.expires_at <= now() OR (k.state = 'running' AND k.locked_until <= now())
+   WHERE k.expires_at <= $9::timestamptz OR (k.state = 'running' AND k.locked_until <= $9::timestamptz)
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, e.fingerprint, e.state, e.response_status, e.response_body
   FROM (VALUES (1)) AS one (x)
   LEFT JOIN idempotency_keys AS e
     ON e.app_id = $1 AND e.actor = $2 AND e.route = $3 AND e.key = $4
-   AND e.expires_at > now() AND NOT (e.state = 'running' AND e.locked_until <= now())`;
+   AND e.expires_at > $9::timestamptz AND NOT (e.state = 'running' AND e.locked_until <= $9::timestamptz)`;
 
 /**
  * Claims `scope` for a request whose body has `fingerprint`, in one statement. A different body under a live key
  * is a mismatch even while the first request runs (422 wins over 409). An expired key, or a running claim whose
- * lease lapsed, is free again whatever the body.
+ * lease lapsed, is free again whatever the body. `now` is the invocation's clock (`deps.now()`), not the database's.
  */
 export const claimIdempotencyKey = async (
   sql: Sql,
   scope: IdempotencyScope,
   fingerprint: string,
+  now: Date,
   options: IdempotencyOptions = {},
 ): Promise<ClaimOutcome> => {
   const [row] = await sql.query<ClaimRow>(claimSql, [
@@ -94,6 +95,7 @@ export const claimIdempotencyKey = async (
     options.leaseMs ?? idempotencyLeaseMs,
     options.ttlMs ?? idempotencyTtlMs,
     options.pruneChance ?? 0.01,
+    now.toISOString(),
   ]);
   if (!row) throw new Error("idempotency claim returned no row");
   if (row.claimed) return { kind: "claimed" };
@@ -121,11 +123,12 @@ export const completeIdempotencyClause = (
   scope: IdempotencyScope,
   status: number,
   body: unknown,
+  now: Date,
   options: Pick<IdempotencyOptions, "ttlMs"> = {},
 ): string =>
   `UPDATE idempotency_keys
       SET state = 'done', response_status = ${p(status)}::integer, response_body = ${p(JSON.stringify(body ?? null))}::json,
-          expires_at = now() + ${p(options.ttlMs ?? idempotencyTtlMs)}::float8 * interval '1 millisecond'
+          expires_at = ${p(now.toISOString())}::timestamptz + ${p(options.ttlMs ?? idempotencyTtlMs)}::float8 * interval '1 millisecond'
     WHERE app_id = ${p(scope.appId)} AND actor = ${p(scope.actor)} AND route = ${p(scope.route)}
       AND key = ${p(scope.key)} AND state = 'running'`;
 
@@ -135,8 +138,9 @@ export const completeIdempotencyKey = async (
   scope: IdempotencyScope,
   status: number,
   body: unknown,
+  now: Date,
   options: Pick<IdempotencyOptions, "ttlMs"> = {},
 ): Promise<void> => {
   const p = placeholders();
-  await sql.query(completeIdempotencyClause(p.add, scope, status, body, options), p.values);
+  await sql.query(completeIdempotencyClause(p.add, scope, status, body, now, options), p.values);
 };

@@ -32,7 +32,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
       const header = call.req.headers["idempotency-key"];
       if (!call.route.idempotent || header === undefined || !call.tenant || !call.actor) return;
       const scope = { appId: call.tenant.appId, actor: call.actor, route: call.route.file, key: parseIdempotencyKey(header) };
-      const outcome = await claimIdempotencyKey(call.sql, scope, fingerprint(call.body));
+      const outcome = await claimIdempotencyKey(call.sql, scope, fingerprint(call.body), call.deps.now());
       switch (outcome.kind) {
         case "claimed": {
           const state: Held = { scope, completedInWrite: false };
@@ -41,7 +41,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
           const claim: IdempotencyClaim = {
             completeClause: (p, answer) => {
               state.completedInWrite = true;
-              return completeIdempotencyClause(p, scope, status, successBody(answer));
+              return completeIdempotencyClause(p, scope, status, successBody(answer), call.deps.now());
             },
           };
           call.idempotency = claim;
@@ -59,7 +59,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
     after: async ({ event: call, response }) => {
       const state = held.get(call);
       if (!state || state.completedInWrite || response?.kind !== "json") return;
-      await completeIdempotencyKey(call.sql, state.scope, response.status, response.body);
+      await completeIdempotencyKey(call.sql, state.scope, response.status, response.body, call.deps.now());
     },
     onError: async ({ event: call }) => {
       const state = held.get(call);
