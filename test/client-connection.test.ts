@@ -10,15 +10,6 @@ import { startTestService, type TestService } from "./support/test-service";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const idleTimeoutMs = 600;
 
-const until = async (check: () => boolean | Promise<boolean>, ms: number) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
-};
-
 describe.each(backends)("client connections on the Node host on $name", ({ open }) => {
   let svc: TestService;
   const log = logRecorder();
@@ -53,9 +44,10 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
   it("a client that disconnects mid-body is logged at info with status 499 (client closed request), never as an error or a 503", async () => {
     const before = log.lines.length;
     const socket = await startUpload("leaver");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The upload is under way (sniffed, staging) when the client goes.
+    await expect.poll(async () => (await stagingFiles()).length > 0, { timeout: 2_000 }).toBe(true);
     socket.destroy();
-    expect(await until(() => log.lines.slice(before).some((l) => l.message === "request" && l.fields.route === "upload-audio"), 5_000)).toBe(true);
+    await expect.poll(() => log.lines.slice(before).some((l) => l.message === "request" && l.fields.route === "upload-audio"), { timeout: 5_000 }).toBe(true);
     const lines = log.lines.slice(before);
     const line = lines.find((l) => l.message === "request" && l.fields.route === "upload-audio")!;
     expect(line.level).toBe("info");
@@ -71,11 +63,11 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
       const started = Date.now();
       socket.once("close", () => resolve(Date.now() - started));
     });
-    expect(await until(async () => (await stagingFiles()).length > 0, 2_000)).toBe(true);
+    await expect.poll(async () => (await stagingFiles()).length > 0, { timeout: 2_000 }).toBe(true);
     const closedAfter = await closed;
     expect(closedAfter).toBeGreaterThanOrEqual(idleTimeoutMs - 50);
     expect(closedAfter).toBeLessThan(idleTimeoutMs + 2_000);
-    expect(await until(async () => (await stagingFiles()).length === 0, 3_000)).toBe(true);
+    await expect.poll(async () => (await stagingFiles()).length === 0, { timeout: 3_000 }).toBe(true);
     expect(log.lines.slice(before).filter((l) => l.level === "error")).toEqual([]);
     expect((await svc.get("/health", { token: null })).status).toBe(200);
   });

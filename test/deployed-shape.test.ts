@@ -358,7 +358,7 @@ describe("deployed shape (Node 22, emulators)", () => {
       },
       900_000,
     );
-    for (let i = 0; i < 50 && !webhooks.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => webhooks.length, { timeout: 5_000 }).toBeGreaterThan(0);
     expect(webhooks.map((w) => w.body)).toEqual([expect.objectContaining({ postId, originAppId: "alpha", stage: "waveform", status: "ready" })]);
     expect(webhooks[0]!.headers["webhook-signature"]).toMatch(/^v1,/);
     const read = await request("GET", `/api/v1/posts/${postId}`, { routePath: "/api/v1/posts/{postId}", params: { postId }, auth: true });

@@ -12,14 +12,19 @@ describe.each(backends)("early refusals of an upload on the Node host on $name",
   });
   afterAll(() => svc?.close());
 
-  /** Sends the upload as a client on a slower link does: in chunks, still sending when the answer comes. */
+  /**
+   * Sends the upload as a client on a slower link does, still sending when the answer comes: after its first chunk
+   * it sends the rest only once the answer has arrived (a server that waited for the whole body would never answer).
+   */
   const send = (headers: Record<string, string>) => {
     const chunk = 256 * 1024;
     let offset = 0;
+    let answered!: () => void;
+    const answer = new Promise<void>((resolve) => (answered = resolve));
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (offset >= upload.body.length) return controller.close();
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        if (offset > 0) await answer;
         controller.enqueue(new Uint8Array(upload.body.subarray(offset, (offset += chunk))));
       },
     });
@@ -28,7 +33,7 @@ describe.each(backends)("early refusals of an upload on the Node host on $name",
       headers: { "content-type": upload.contentType, "x-forwarded-for": "203.0.113.9", ...headers },
       body,
       duplex: "half",
-    } as RequestInit);
+    } as RequestInit).finally(answered);
   };
 
   it("an upload refused before its body is read (401) reaches the client as the error envelope, never a reset connection", async () => {

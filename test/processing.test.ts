@@ -26,8 +26,10 @@ const serviceMatrix = [
 describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql }) => {
   describe("inline dispatch with stub providers", () => {
     let svc: TestService;
+    /** The service's clock runs ahead of the wall clock by this much: a test moves it instead of sleeping. */
+    let ahead = 0;
     beforeAll(async () => {
-      svc = await startTestService({ driver, sql, env: { SVC_PROCESSING_INLINE: "true", SVC_PROCESSING_STUB: "true" } });
+      svc = await startTestService({ driver, sql, env: { SVC_PROCESSING_INLINE: "true", SVC_PROCESSING_STUB: "true" }, now: () => new Date(Date.now() + ahead) });
     });
     afterAll(() => svc?.close());
 
@@ -165,7 +167,7 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
     it("requesting a settled stage runs it again (a new updatedAt)", async () => {
       const postId = await audioPostBy("pr-6", { waveform: true });
       const first = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-6" })).json.data.processing.waveform;
-      await new Promise((r) => setTimeout(r, 5));
+      ahead += 1_000;
       const again = (await patch(svc, postId, "pr-6", { processing: { waveform: true } })).json.data.processing.waveform;
       expect(again.status).toBe("ready");
       expect(Date.parse(again.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt));

@@ -77,8 +77,8 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
     await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
     await expect.poll(async () => (await processing(postId)).waveform?.status, { timeout: 15_000 }).toBe("ready");
     await expect.poll(async () => (await processing(postId)).transcribe?.status, { timeout: 15_000 }).toBe("ready");
-    // Let the duplicates drain.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Every message handled: the queue has none left, visible or in flight.
+    await expect.poll(() => sqs.messagesOn(sqs.queueUrl), { timeout: 15_000 }).toBe(0);
     expect(Number((await rows(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, postId))[0]!.n)).toBe(1);
     expect(Number((await rows(`SELECT count(*) AS n FROM webhook_events WHERE rkey = $1`, postId))[0]!.n)).toBe(0);
     const generations = await rows(`SELECT stage, generation FROM post_stages WHERE rkey = $1 ORDER BY stage`, postId);

@@ -93,8 +93,7 @@ describe("filesystem blob store", () => {
       await abandoned.discard();
     }
     // Buffers of a write in flight come back once the disk answers.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(freeDirectSlots()).toBe(free);
+    await expect.poll(freeDirectSlots).toBe(free);
     expect(await readdir(join(dir, "staging"))).toEqual([]);
     await rm(dir, { recursive: true, force: true });
   });

@@ -19,7 +19,7 @@ describe("PGlite backend", () => {
     const bump = () =>
       db.transaction(async (tx) => {
         const [row] = await tx.query<{ n: number }>("SELECT n FROM counter WHERE id = 1");
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise(setImmediate); // the others' statements get their turn
         await tx.query("UPDATE counter SET n = $1 WHERE id = 1", [row!.n + 1]);
       });
     await Promise.all(Array.from({ length: 10 }, bump));
@@ -34,9 +34,12 @@ describe("PGlite backend", () => {
     await expect(db.transaction(() => db.query("SELECT 1"))).rejects.toThrow(/transaction's `tx`/);
     // Once the transaction has ended, the outer handle works again, even from the same async context.
     let later: Promise<unknown> | undefined;
+    let ended!: () => void;
+    const transactionEnded = new Promise<void>((resolve) => (ended = resolve));
     await db.transaction(async () => {
-      later = new Promise((r) => setTimeout(r, 10)).then(() => db.query("SELECT 1 AS one"));
+      later = transactionEnded.then(() => db.query("SELECT 1 AS one"));
     });
+    ended();
     expect(await later).toEqual([{ one: 1 }]);
   });
 });

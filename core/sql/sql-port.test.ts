@@ -132,7 +132,7 @@ describe.each(everyBackend)("the SQL port on $name", ({ open }) => {
     const write = (id: number) =>
       db.transaction(async (tx) => {
         await tx.query(`INSERT INTO port_things (id, note) VALUES ($1, 'first')`, [id]);
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise(setImmediate); // the other transaction and the outer statement get their turn
         await tx.query(`UPDATE port_things SET note = 'second' WHERE id = $1`, [id]);
         return id;
       });

@@ -25,11 +25,18 @@ export const startSqsEmulator = async (opts: { visibilityTimeout?: number } = {}
       },
     }),
   );
+  /** Messages on a queue, visible, in flight (received, not yet deleted) or delayed: 0 once every one was handled. */
+  const messagesOn = async (queueUrl: string): Promise<number> => {
+    const names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"] as const;
+    const { Attributes = {} } = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...names] }));
+    return names.reduce((n, name) => n + Number(Attributes[name] ?? 0), 0);
+  };
   return {
     endpoint,
     client,
     queueUrl: queue.QueueUrl!,
     deadLetterQueueUrl: dlq.QueueUrl!,
+    messagesOn,
     async close() {
       client.destroy();
       await app.close();

@@ -10,7 +10,7 @@ import { createRenditionWaveformMaker } from "./rendition-waveform";
 import { createRnnoiseDenoiser } from "./rnnoise-denoiser";
 
 const token = "client-test-token-000000000000000000000000";
-let answer: (path: string) => { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+let answer: (path: string) => { status: number; body?: unknown; headers?: Record<string, string>; hang?: boolean };
 const seen: { path: string; auth?: string; body: string }[] = [];
 let server: Server;
 let base: string;
@@ -21,14 +21,17 @@ beforeAll(async () => {
     for await (const chunk of req) body += chunk;
     seen.push({ path: req.url!, auth: req.headers.authorization, body });
     const a = answer(req.url!);
-    if (a.delayMs) await new Promise((r) => setTimeout(r, a.delayMs));
+    if (a.hang) return; // never answers: the caller's deadline ends the call
     res.writeHead(a.status, { "Content-Type": "application/json", ...a.headers });
     res.end(a.body === undefined ? "" : typeof a.body === "string" ? a.body : JSON.stringify(a.body));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 const audio: AudioRef = { appId: "demo", cid: rawCid(Buffer.from("a")), mimeType: "audio/webm", size: 10, durationMs: 4000 };
 const output = { cid: rawCid(Buffer.from("b")), mimeType: "audio/webm", size: 7, durationMs: 2300 };
@@ -85,7 +88,7 @@ describe("rendition adapters", () => {
   });
 
   it("a timeout (the call's deadline) and a network error are retried", async () => {
-    answer = () => ({ status: 200, body: { success: true, data: output }, delayMs: 500 });
+    answer = () => ({ status: 200, hang: true });
     const slow = await failure(createRenditionTrimmer(client()).trim(audio, call(100)));
     expect(slow).toMatchObject({ disposition: "retry", reason: "timeout" });
     const down = await failure(createRenditionTrimmer(createRenditionClient({ baseUrl: "http://127.0.0.1:9", token })).trim(audio, call()));
