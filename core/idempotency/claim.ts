@@ -60,8 +60,7 @@ WITH pruned AS (
       LIMIT 100 FOR UPDATE SKIP LOCKED)
 ), claimed AS (
   INSERT INTO idempotency_keys AS k (app_id, actor, route, key, fingerprint, state, locked_until, expires_at)
-  VALUES ($1, $2, $3, $4, $5, 'running',
-          $9::timestamptz + $6::float8 * interval '1 millisecond', $9::timestamptz + $7::float8 * interval '1 millisecond')
+  VALUES ($1, $2, $3, $4, $5, 'running', $6::timestamptz, $7::timestamptz)
   ON CONFLICT (app_id, actor, route, key) DO UPDATE
      SET fingerprint = excluded.fingerprint, state = 'running', response_status = NULL, response_body = NULL,
          locked_until = excluded.locked_until, expires_at = excluded.expires_at
@@ -92,8 +91,8 @@ export const claimIdempotencyKey = async (
     scope.route,
     scope.key,
     fingerprint,
-    options.leaseMs ?? idempotencyLeaseMs,
-    options.ttlMs ?? idempotencyTtlMs,
+    new Date(now.getTime() + (options.leaseMs ?? idempotencyLeaseMs)).toISOString(),
+    new Date(now.getTime() + (options.ttlMs ?? idempotencyTtlMs)).toISOString(),
     options.pruneChance ?? 0.01,
     now.toISOString(),
   ]);
@@ -128,7 +127,7 @@ export const completeIdempotencyClause = (
 ): string =>
   `UPDATE idempotency_keys
       SET state = 'done', response_status = ${p(status)}::integer, response_body = ${p(JSON.stringify(body ?? null))}::json,
-          expires_at = ${p(now.toISOString())}::timestamptz + ${p(options.ttlMs ?? idempotencyTtlMs)}::float8 * interval '1 millisecond'
+          expires_at = ${p(new Date(now.getTime() + (options.ttlMs ?? idempotencyTtlMs)).toISOString())}::timestamptz
     WHERE app_id = ${p(scope.appId)} AND actor = ${p(scope.actor)} AND route = ${p(scope.route)}
       AND key = ${p(scope.key)} AND state = 'running'`;
 
