@@ -14,7 +14,7 @@ const exampleDefaults: Record<string, string> = {
 for (const [name, value] of Object.entries(exampleDefaults)) if (process.env[name] === undefined) process.env[name] = value;
 
 // The rendition service and the service, exactly as `npm run dev` runs them (it loads local.env).
-await import("../../core/runtime/dev-server");
+await import("../../core/runtime/node/dev-server");
 
 const entryOf = (list: string | undefined, appId: string) => list?.split(",").find((entry) => entry.startsWith(`${appId}:`))?.slice(appId.length + 1);
 const token = entryOf(process.env.SVC_APP_TOKENS, "demo");
