@@ -1,5 +1,6 @@
 import type { components, operations } from "./generated/openapi.js";
 import { PageList, type Page } from "./pages.js";
+import { getAudio, type GetAudioOptions } from "./play-audio.js";
 import { retryDefaults, type RetryOptions } from "./retry-policy.js";
 import { send, type Actor, type CallOptions, type Transport } from "./transport.js";
 import { uploadAudio, type AudioData, type BlobRef, type UploadAudioOptions } from "./upload-audio.js";
@@ -101,6 +102,16 @@ export class SvcClient {
   /** Step three, after the bytes went to `url`: the service hashes and stores them. Not retried (a second completion is 404). */
   completeUpload(uploadId: string, options: CallOptions = {}): Promise<{ blob: BlobRef }> {
     return send(this.transport, this.who, { method: "POST", path: `/api/v1/audio/uploads/${encodeURIComponent(uploadId)}/complete`, repeatable: false, ...options });
+  }
+
+  /** The audio behind a view's signed `embed.url` (a browser plays that URL itself): the Response, to stream. */
+  getAudio(url: string, options?: GetAudioOptions): Promise<Response> {
+    return getAudio(this.transport, url, "GET", options);
+  }
+
+  /** The headers `getAudio` would answer (type, length, ETag), without the bytes. */
+  getAudioHead(url: string, options?: GetAudioOptions): Promise<Response> {
+    return getAudio(this.transport, url, "HEAD", options);
   }
 
   health(options: CallOptions = {}): Promise<Health> {

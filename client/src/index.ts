@@ -19,6 +19,7 @@ export type {
 export type { components, operations, paths, webhooks } from "./generated/openapi.js";
 export { stageSettleEventStageValues as stageNames } from "./generated/openapi.js";
 export { PageList, type Page } from "./pages.js";
+export type { GetAudioOptions } from "./play-audio.js";
 export { SvcError, SvcNetworkError, type ErrorCode, type ValidationIssue } from "./svc-error.js";
 export type { CallOptions } from "./transport.js";
 export { acceptedAudioType, acceptedAudioTypes, maxUploadBytes, type AudioData, type AudioType, type BlobRef, type UploadAudioOptions, type UploadProgress } from "./upload-audio.js";

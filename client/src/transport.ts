@@ -99,22 +99,32 @@ const attempt = async <T>(transport: Transport, who: Actor, call: Call): Promise
 };
 
 /**
- * One request and its whole answer within the transport's timeout; a failure without an answer becomes an
- * SvcNetworkError, except the caller's own abort, which stays what it is.
+ * One request and its answer within the transport's timeout (the whole body, unless `read` is false: then the
+ * headers, and the body is the caller's to stream); a failure without an answer becomes an SvcNetworkError, except
+ * the caller's own abort, which stays what it is.
  */
-export const exchange = async (transport: Transport, url: string, init: RequestInit, callerSignal?: AbortSignal): Promise<{ response: Response; text: string }> => {
-  const timeout = AbortSignal.timeout(transport.timeoutMs);
-  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
-  const request: RequestInit & { duplex?: "half" } = { ...init, signal, redirect: "manual" };
+export const exchange = async (
+  transport: Transport,
+  url: string,
+  init: RequestInit,
+  callerSignal?: AbortSignal,
+  read = true,
+): Promise<{ response: Response; text: string }> => {
+  const clock = new AbortController();
+  const timer = setTimeout(() => clock.abort(), transport.timeoutMs);
+  const signal = callerSignal ? AbortSignal.any([callerSignal, clock.signal]) : clock.signal;
+  const request: RequestInit & { duplex?: "half" } = { redirect: "manual", ...init, signal };
   if (init.body instanceof ReadableStream) request.duplex = "half";
   try {
     const response = await transport.fetch(url, request);
-    return { response, text: await response.text() };
+    return { response, text: read ? await response.text() : "" };
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
-    const timedOut = timeout.aborted;
+    const timedOut = clock.signal.aborted;
     const message = timedOut ? `no answer within ${transport.timeoutMs} ms` : `request failed: ${error instanceof Error ? error.message : String(error)}`;
     throw new SvcNetworkError(`${init.method ?? "GET"} ${new URL(url).pathname}: ${message}`, { timedOut, cause: error });
+  } finally {
+    clearTimeout(timer);
   }
 };
 

@@ -20,8 +20,8 @@ describe("the client against the real Node host", () => {
   it("has a method named after every public operationId of the description", () => {
     const description = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../functions/openapi.json"), "utf8"));
     const operationIds = Object.values(description.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
-    // Playback is the signed `embed.url` itself, played by the browser; the rest are documentation pages.
-    const notMethods = ["getAudio", "getAudioHead", "openapi", "reference", "referenceScript"];
+    // Documentation pages, not operations.
+    const notMethods = ["openapi", "reference", "referenceScript"];
     for (const id of operationIds.filter((id) => !notMethods.includes(id))) expect(typeof (client as unknown as Record<string, unknown>)[id], id).toBe("function");
   });
 
@@ -112,6 +112,25 @@ describe("the client against the real Node host", () => {
     expect(error.retryAfter).toBeLessThanOrEqual(900);
     expect(requests).toHaveLength(11);
     expect(delays).toEqual([]);
+  });
+
+  it("getAudio plays a view's signed embed.url without the token; a range answers 206; a bad signature is an SvcError 403", async () => {
+    const { client: counted, requests } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
+    const who = counted.as(freshActor());
+    const wav = (await audioFixture("audio/wav")).bytes;
+    const { postId } = await who.createPost({ text: "play me", embed: { $type: "dev.svc.embed.audio", audio: await who.uploadAudio(wav, { mimeType: "audio/wav" }) } });
+    const { embed } = await who.getPost(postId);
+    const whole = await who.getAudio(embed!.url);
+    expect(whole.status).toBe(200);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(wav)).toBe(true);
+    expect(requests.at(-1)!.headers.get("authorization")).toBeNull();
+    const part = await who.getAudio(embed!.url, { range: "bytes=100-199" });
+    expect(part.status).toBe(206);
+    expect((await part.arrayBuffer()).byteLength).toBe(100);
+    const head = await who.getAudioHead(embed!.url);
+    expect(head.headers.get("content-length")).toBe(String(wav.length));
+    const forged = embed!.url.replace(/sig=[^&]+/, "sig=AAAA");
+    await expect(who.getAudio(forged)).rejects.toMatchObject({ status: 403, code: "FORBIDDEN" });
   });
 
   it("health answers the service's health object", async () => {

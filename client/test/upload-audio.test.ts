@@ -124,14 +124,14 @@ describe("uploadAudio on S3 (the presigned direct flow)", () => {
     expect(progress.at(-1)).toEqual({ loaded: mpeg.length, total: mpeg.length });
   });
 
-  it("a post made from the directly uploaded blob plays", async () => {
+  it("a post made from the directly uploaded blob plays: getAudio follows the service's redirect to storage", async () => {
     const { client } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
     const who = client.as(freshActor());
     const ogg = (await audioFixture("audio/ogg")).bytes;
     const blob = await who.uploadAudio(ogg, { mimeType: "audio/ogg" });
     const { postId } = await who.createPost({ text: "direct", embed: { $type: "dev.svc.embed.audio", audio: blob } });
     const view = await who.getPost(postId);
-    const played = await fetch(view.embed!.url);
+    const played = await who.getAudio(view.embed!.url);
     expect(played.status).toBe(200);
     expect(Buffer.from(await played.arrayBuffer()).equals(ogg)).toBe(true);
   });
