@@ -5,6 +5,7 @@
 import type { AcceptedMimeType } from "../records/accepted-types";
 import type { Stage } from "../records/stages";
 import type { Transcript, Waveform } from "../records/stage-outputs";
+import type { Loudness } from "../records/loudness";
 
 // The stages and what they produce are record shapes (lower than any provider); re-exported for the port's users.
 export { byteChangingStages, stageOrder, type Stage } from "../records/stages";
@@ -35,6 +36,17 @@ export interface Denoiser {
 export interface Trimmer {
   readonly name: string;
   trim(audio: AudioRef, call: ProviderCall): Promise<AudioRef>;
+}
+
+/** A variant at its loudness target, and the figures of it and of the audio it started from. */
+export interface NormalizedAudio {
+  audio: AudioRef;
+  loudness: Loudness;
+}
+
+export interface Normalizer {
+  readonly name: string;
+  normalize(audio: AudioRef, call: ProviderCall): Promise<NormalizedAudio>;
 }
 
 export interface Transcriber {

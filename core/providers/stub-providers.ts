@@ -1,11 +1,11 @@
 /**
  * Pass-through stub providers (docs/decisions.md#processing): reachable only by naming `stub`, or for every stage with
- * SVC_PROCESSING_STUB=true. The denoiser and trimmer hand back the same bytes; the transcriber and waveform maker
- * answer deterministically from the audio's content address and duration, so a rerun on the same bytes gives the
- * same result. The transcript has words, speakers and a language, as the real providers' do.
+ * SVC_PROCESSING_STUB=true. The denoiser, trimmer and normalizer hand back the same bytes; the transcriber and
+ * waveform maker answer deterministically from the audio's content address and duration, so a rerun on the same
+ * bytes gives the same result. The transcript has words, speakers and a language, as the real providers' do.
  */
 import { createHash } from "node:crypto";
-import type { AudioRef, Denoiser, Transcriber, Trimmer, Waveform, WaveformMaker } from "./provider-port";
+import type { AudioRef, Denoiser, Normalizer, Transcriber, Trimmer, Waveform, WaveformMaker } from "./provider-port";
 import { segmentTokens, type TimedToken } from "./transcript-segments";
 
 /** Points per second of a waveform (docs/decisions.md#processing: about 20). */
@@ -15,6 +15,10 @@ const sampleRate = 8000;
 export const stubDenoiser: Denoiser = { name: "stub", denoise: async (audio) => audio };
 
 export const stubTrimmer: Trimmer = { name: "stub", trim: async (audio) => audio };
+
+/** Hands back the same bytes, measuring nothing: every figure null. */
+const unmeasured = { integratedLufs: null, truePeakDbtp: null, rangeLu: null };
+export const stubNormalizer: Normalizer = { name: "stub", normalize: async (audio) => ({ audio, loudness: { ...unmeasured, before: unmeasured } }) };
 
 /** A word every 400 ms, about a speaking rate, in sentences of eight words; two speakers take turns by sentence. */
 const wordMs = 400;

@@ -2,7 +2,8 @@
 import * as z from "zod";
 import { isAcceptedMimeType } from "../../records/accepted-types";
 import { isRawCid } from "../../blobs/raw-cid";
-import { type AudioRef, ProviderError, type Waveform } from "../provider-port";
+import { loudnessSchema } from "../../records/loudness";
+import { type AudioRef, type NormalizedAudio, ProviderError, type Waveform } from "../provider-port";
 
 const outputSchema = z.object({
   cid: z.string().refine(isRawCid),
@@ -28,6 +29,13 @@ export function variantFrom(answer: unknown, input: AudioRef, operation: string)
     throw new ProviderError("fail", `rendition ${operation}: malformed answer`);
   }
   return { appId: input.appId, cid: parsed.data.cid, mimeType: input.mimeType, size: parsed.data.size, durationMs: parsed.data.durationMs };
+}
+
+/** A normalize output: the variant, and the loudness of it and of its input. */
+export function normalizedFrom(answer: unknown, input: AudioRef): NormalizedAudio {
+  const loudness = loudnessSchema.safeParse((answer as { loudness?: unknown } | null)?.loudness);
+  if (!loudness.success) throw new ProviderError("fail", "rendition normalize: malformed answer");
+  return { audio: variantFrom(answer, input, "normalize"), loudness: loudness.data };
 }
 
 export function renderedFrom(answer: unknown): z.infer<typeof outputSchema> {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawCid } from "../../blobs/raw-cid";
 import { type AudioRef, ProviderError } from "../provider-port";
 import { createRenditionClient } from "./rendition-client";
+import { createRenditionNormalizer } from "./rendition-normalizer";
 import { createRenditionTrimmer } from "./rendition-trimmer";
 import { createRenditionWaveformMaker } from "./rendition-waveform";
 import { createRnnoiseDenoiser } from "./rnnoise-denoiser";
@@ -65,6 +66,24 @@ describe("rendition adapters", () => {
         : { status: 200, body: { success: true, data: { version: 2, channels: 1, sample_rate: 8000, samples_per_pixel: 400, bits: 8, length: 2, data: [-1, 1, -2, 2] } } };
     expect((await createRnnoiseDenoiser(client()).denoise(audio, call())).cid).toBe(output.cid);
     expect((await createRenditionWaveformMaker(client()).waveform(audio, call())).length).toBe(2);
+  });
+
+  it("the normalizer calls /v1/normalize and returns the variant with its loudness and the input's", async () => {
+    const loudness = { integratedLufs: -16, truePeakDbtp: -1.4, rangeLu: 3.2, before: { integratedLufs: -31.5, truePeakDbtp: -12, rangeLu: 3.1 } };
+    answer = () => ({ status: 200, body: { success: true, data: { ...output, loudness } } });
+    expect(await createRenditionNormalizer(client()).normalize(audio, call())).toEqual({ audio: { appId: "demo", ...output }, loudness });
+    expect(seen.at(-1)!.path).toBe("/v1/normalize");
+    const silent = { integratedLufs: null, truePeakDbtp: null, rangeLu: null };
+    answer = () => ({ status: 200, body: { success: true, data: { ...output, loudness: { ...silent, before: silent } } } });
+    expect((await createRenditionNormalizer(client()).normalize(audio, call())).loudness.before).toEqual(silent);
+  });
+
+  it("a normalize answer without loudness figures, or with a figure that is not a number or null, fails", async () => {
+    const figures = { integratedLufs: -16, truePeakDbtp: -1.4, rangeLu: 3.2 };
+    for (const loudness of [undefined, figures, { ...figures, before: { ...figures, rangeLu: "3" } }, { ...figures, truePeakDbtp: "-inf", before: figures }]) {
+      answer = () => ({ status: 200, body: { success: true, data: { ...output, loudness } } });
+      expect((await failure(createRenditionNormalizer(client()).normalize(audio, call()))).disposition).toBe("fail");
+    }
   });
 
   it.each([

@@ -6,7 +6,7 @@
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { ProviderError } from "../provider-port";
 
-export type RenditionOperation = "trim" | "denoise" | "render" | "waveform";
+export type RenditionOperation = "trim" | "denoise" | "normalize" | "render" | "waveform";
 
 export interface RenditionSourceRef {
   appId: string;
