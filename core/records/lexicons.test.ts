@@ -18,6 +18,7 @@ const allowedKeys: Record<string, string[]> = {
   union: ["type", "description", "refs", "closed"],
   array: ["type", "description", "items", "minLength", "maxLength"],
   blob: ["type", "description", "accept", "maxSize"],
+  unknown: ["type", "description"],
   boolean: ["type", "description", "default", "const"],
   integer: ["type", "description", "default", "minimum", "maximum", "enum", "const"],
   string: [
@@ -141,6 +142,9 @@ describe("assertValidRecord", () => {
       waveform: { version: 2, channels: 1, sample_rate: 44100, samples_per_pixel: 256, bits: 8, length: 2, data: [-1, 1, -2, 2] },
     };
     expect(lexicons.validate(`${nsids.embedAudio}#view`, view).success).toBe(true);
+    const figures = { integratedLufs: -16, truePeakDbtp: -1.3, rangeLu: null };
+    expect(lexicons.validate(`${nsids.embedAudio}#view`, { ...view, loudness: { ...figures, before: figures } }).success).toBe(true);
+    expect(lexicons.validate(`${nsids.embedAudio}#view`, { ...view, loudness: -16 }).success).toBe(false);
     expect(lexicons.validate(`${nsids.embedAudio}#view`, { ...view, waveform: { ...view.waveform, version: 1 } }).success).toBe(false);
     expect(lexicons.validate(`${nsids.embedAudio}#view`, { ...view, waveform: { ...view.waveform, bits: 12 } }).success).toBe(false);
   });
