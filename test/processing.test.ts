@@ -10,7 +10,7 @@ import { stubTranscriber, stubWaveform } from "../core/providers/stub-providers"
 import type { Waveform } from "../core/providers/provider-port";
 import { waveformOverview } from "../core/posts/waveform-overview";
 
-const allStages = { denoise: true, trim: true, transcribe: true, waveform: true };
+const allStages = { denoise: true, trim: true, normalize: true, transcribe: true, waveform: true };
 const patch = (svc: TestService, postId: string, actor: string | undefined, json: unknown, headers?: Record<string, string>) =>
   svc.call("PATCH", `/api/v1/posts/${postId}`, { ...(actor !== undefined && { actor }), json, headers });
 
@@ -43,10 +43,13 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
     it("a create with processing runs the stages before it answers (inline) and the view shows each stage ready", async () => {
       const postId = await audioPostBy("pr-1", allStages);
       const view = (await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-1" })).json.data;
-      for (const stage of ["denoise", "trim", "transcribe", "waveform"]) {
+      for (const stage of ["denoise", "trim", "normalize", "transcribe", "waveform"]) {
         expect(view.processing[stage]).toEqual({ status: "ready", updatedAt: expect.stringMatching(/^\d{4}-.*Z$/) });
       }
-      expect(Object.keys(view.processing)).toEqual(["denoise", "trim", "transcribe", "waveform"]);
+      expect(Object.keys(view.processing)).toEqual(["denoise", "trim", "normalize", "transcribe", "waveform"]);
+      // The stub normalizer measures nothing: once normalize is ready the view carries its figures, all null.
+      const unmeasured = { integratedLufs: null, truePeakDbtp: null, rangeLu: null };
+      expect(view.embed.loudness).toEqual({ ...unmeasured, before: unmeasured });
       expect(view.embed.transcript.text).toMatch(/\S/);
       expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8 });
       expect(view.embed.waveform.data).toHaveLength(view.embed.waveform.length * 2);
@@ -132,6 +135,16 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       const view = await svc.get(`/api/v1/posts/${postId}`, { actor: "pr-old" });
       expect(view.status).toBe(200);
       expect(view.json.data.embed.transcript).toEqual({ text: "Stored long ago.", segments: [{ startMs: 0, endMs: 500, text: "Stored long ago." }] });
+    });
+
+    it("embed.loudness is absent until normalize is requested and ready", async () => {
+      const postId = await audioPostBy("pr-loud", { waveform: true });
+      expect((await svc.get(`/api/v1/posts/${postId}`)).json.data.embed.loudness).toBeUndefined();
+      const res = await patch(svc, postId, "pr-loud", { processing: { normalize: true } });
+      expect(res.status).toBe(202);
+      const view = (await svc.get(`/api/v1/posts/${postId}`)).json.data;
+      expect(view.processing.normalize.status).toBe("ready");
+      expect(view.embed.loudness).toMatchObject({ integratedLufs: null, before: { integratedLufs: null } });
     });
 
     it("processing is absent from the view when no stage was ever requested", async () => {
@@ -269,7 +282,7 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       await receiver?.close();
     });
 
-    it("no provider, a misconfigured provider and dispatch off are skipped with their reasons, never pending", async () => {
+    it("no provider (normalize without a rendition service too), a misconfigured provider and dispatch off are skipped with their reasons, never pending", async () => {
       const blob = await seedAudio(svc.deps, "alpha");
       const created = await svc.post("/api/v1/posts", { actor: "sk-1", json: audioPost(blob, allStages) });
       expect(created.status).toBe(201);
@@ -277,13 +290,14 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       expect(processing).toEqual({
         denoise: { status: "skipped", updatedAt: expect.any(String), reason: "no_provider" },
         trim: { status: "skipped", updatedAt: expect.any(String), reason: "no_provider" },
+        normalize: { status: "skipped", updatedAt: expect.any(String), reason: "no_provider" },
         transcribe: { status: "skipped", updatedAt: expect.any(String), reason: "provider_misconfigured" },
         waveform: { status: "skipped", updatedAt: expect.any(String), reason: "dispatch_off" },
       });
       // A skipped settle at request time fires its webhook too, signed.
       await svc.deps.enrichment.drain();
       const hooks = receiver.received.filter((h) => h.json.postId === created.json.data.postId);
-      expect(hooks.map((h) => `${h.json.stage}:${h.json.status}`).sort()).toEqual(["denoise:skipped", "transcribe:skipped", "trim:skipped", "waveform:skipped"]);
+      expect(hooks.map((h) => `${h.json.stage}:${h.json.status}`).sort()).toEqual(["denoise:skipped", "normalize:skipped", "transcribe:skipped", "trim:skipped", "waveform:skipped"]);
       for (const hook of hooks) expect(verifyWebhook(hook.body, hook.headers, webhookSecret).payload.originAppId).toBe("alpha");
     });
   });

@@ -35,7 +35,7 @@ export interface ProcessingConfig {
   stub: boolean;
   /** SVC_PROCESSING_INLINE=true: run the pass inside the request. */
   inline: boolean;
-  /** Deployment defaults (SVC_TRANSCRIBER, SVC_DENOISER, SVC_TRIMMER, SVC_WAVEFORM). */
+  /** Deployment defaults (SVC_TRANSCRIBER, SVC_DENOISER, SVC_TRIMMER, SVC_NORMALIZER, SVC_WAVEFORM). */
   defaults: Partial<Record<Stage, ProviderValue>>;
   /** Tenant pins (SVC_APP_TRANSCRIBERS, ...), appId -> value; malformed entries already dropped. */
   tenantPins: Record<Stage, ReadonlyMap<string, ProviderValue>>;
@@ -59,8 +59,14 @@ export interface ProcessingConfig {
 }
 
 export const processingVariables = {
-  defaults: { transcribe: "SVC_TRANSCRIBER", denoise: "SVC_DENOISER", trim: "SVC_TRIMMER", waveform: "SVC_WAVEFORM" },
-  pins: { transcribe: "SVC_APP_TRANSCRIBERS", denoise: "SVC_APP_DENOISERS", trim: "SVC_APP_TRIMMERS", waveform: "SVC_APP_WAVEFORMS" },
+  defaults: { transcribe: "SVC_TRANSCRIBER", denoise: "SVC_DENOISER", trim: "SVC_TRIMMER", normalize: "SVC_NORMALIZER", waveform: "SVC_WAVEFORM" },
+  pins: {
+    transcribe: "SVC_APP_TRANSCRIBERS",
+    denoise: "SVC_APP_DENOISERS",
+    trim: "SVC_APP_TRIMMERS",
+    normalize: "SVC_APP_NORMALIZERS",
+    waveform: "SVC_APP_WAVEFORMS",
+  },
 } as const satisfies Record<string, Record<Stage, VariableName>>;
 
 const providerName = /^[a-z0-9][a-z0-9-]*$/;

@@ -323,6 +323,13 @@ const rows = [
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
   }),
   row({
+    name: "SVC_NORMALIZER",
+    required: false,
+    scopes: ["providers"],
+    rule: "Deployment default loudness normalizer: rendition or stub",
+    description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
+  }),
+  row({
     name: "SVC_WAVEFORM",
     required: false,
     scopes: ["providers"],
@@ -345,6 +352,13 @@ const rows = [
   }),
   row({
     name: "SVC_APP_TRIMMERS",
+    required: false,
+    scopes: ["providers"],
+    rule: "Comma-separated appId:provider tenant pins",
+    description: "Tenant pins, comma-separated `appId:provider[:model]`",
+  }),
+  row({
+    name: "SVC_APP_NORMALIZERS",
     required: false,
     scopes: ["providers"],
     rule: "Comma-separated appId:provider tenant pins",
@@ -404,8 +418,8 @@ const rows = [
     name: "SVC_RENDITION_SERVICE_URL",
     required: false,
     scopes: ["providers", "renditions"],
-    rule: "Rendition service base URL (absolute http(s)); with SYSTEM_AUTH_TOKEN it enables trim, waveform, rnnoise and on-demand mp3 renditions",
-    description: "The rendition service (absolute http(s) URL); with `SYSTEM_AUTH_TOKEN` it enables trim, waveform, `rnnoise` and on-demand mp3 renditions",
+    rule: "Rendition service base URL (absolute http(s)); with SYSTEM_AUTH_TOKEN it enables trim, normalize, waveform, rnnoise and on-demand mp3 renditions",
+    description: "The rendition service (absolute http(s) URL); with `SYSTEM_AUTH_TOKEN` it enables trim, normalize, waveform, `rnnoise` and on-demand mp3 renditions",
   }),
   row({
     name: "RENDITION_SERVICE_TOKEN",

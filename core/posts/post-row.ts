@@ -1,6 +1,7 @@
 import type { AcceptedMimeType } from "../records/accepted-types";
 import type { StageState } from "../processing/stage-state";
 import { stageOrder, type Stage, type Waveform } from "../providers/provider-port";
+import type { Loudness } from "../records/loudness";
 import type { PostRecord } from "../records/post-schema";
 import type { TranscriptRecord } from "../records/transcript-record";
 import type { Sql } from "../sql/port";
@@ -23,6 +24,8 @@ export interface PostRow {
   variant: { cid: string; mimeType: AcceptedMimeType; size: number; durationMs: number | null } | null;
   transcript: TranscriptRecord | null;
   waveform: Waveform | null;
+  /** Normalize's figures of the current bytes; shown once normalize is ready. */
+  loudness: Loudness | null;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface PostRow {
  * still one statement. The artifacts' bytes do not leave the statement as they are: `postRows` cuts them into parts.
  */
 export const postColumns = `p.rkey, p.record, p.cid, p.author_id, p.author_did, p.kind, p.root_author_id, p.branch_author_id,
-  b.duration_ms, e.audio_cid, e.audio_mime_type, e.audio_size::integer AS audio_size, e.audio_duration_ms,
+  b.duration_ms, e.audio_cid, e.audio_mime_type, e.audio_size::integer AS audio_size, e.audio_duration_ms, e.loudness,
   art.transcript AS transcript_body, art.waveform AS waveform_body,
   (SELECT json_object_agg(s.stage, json_build_object('status', s.status, 'updatedAt', s.updated_at, 'reason', s.reason))
      FROM post_stages s WHERE s.app_id = p.app_id AND s.rkey = p.rkey) AS processing`;
@@ -47,11 +50,12 @@ const carried = ["rkey", "cid", "author_id", "author_did", "kind", "root_author_
 
 /**
  * What a read answers for the posts `x` (selected with `postColumns`): a row per post, then a row per part of its
- * artifacts (see artifact-parts.ts). The record, the one large column, is on the post's own row only. `x` must be
- * a materialized row source (a CTE or a subquery with OFFSET 0), so the bodies are encoded once per post.
+ * artifacts (see artifact-parts.ts). The record, the one large column, is on the post's own row only; `x` must be
+ * a materialized row source (a CTE or a subquery with OFFSET 0), so the bodies are encoded once per post. The
+ * loudness figures travel with the record.
  */
 export const postRows = (x: string) => `SELECT ${carried.map((c) => `${x}.${c}`).join(", ")},
-    CASE WHEN part.part_no = 0 THEN ${x}.record END AS record,
+    CASE WHEN part.part_no = 0 THEN ${x}.record END AS record, CASE WHEN part.part_no = 0 THEN ${x}.loudness END AS loudness,
     octet_length(${x}.transcript_body) AS transcript_bytes, octet_length(${x}.waveform_body) AS waveform_bytes,
     part.part_of, part.part_no, part.part
   FROM ${x} ${partRows(x)}`;
@@ -93,6 +97,7 @@ const toPostRow = (r: Record<string, unknown>, artifacts: Partial<Record<Artifac
     : null,
   transcript: (artifacts.transcript as TranscriptRecord | undefined) ?? null,
   waveform: (artifacts.waveform as Waveform | undefined) ?? null,
+  loudness: (r.loudness as Loudness | null) ?? null,
 });
 
 /**

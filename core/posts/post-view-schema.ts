@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { loudnessSchema } from "../records/loudness";
 import { postRecordSchema } from "../records/post-schema";
 import { stageOrder, type Stage } from "../records/stages";
 
@@ -64,6 +65,7 @@ export const audioEmbedViewSchema = z.object({
   durationMs: z.number().int().optional(),
   transcript: transcriptViewSchema.optional(),
   waveform: waveformSchema.optional(),
+  loudness: loudnessSchema.optional(),
 }).meta({ id: "AudioEmbedView", description: "The playable audio of a post: `url` is a signed, short-lived playback address." });
 
 export const stageStateSchema = z.object({

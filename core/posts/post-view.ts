@@ -40,14 +40,14 @@ export const toPostView = (row: PostRow, view: Projection): PostView => {
   };
 };
 
-/** The bytes the embed describes: the processed variant once denoise or trim is ready, else the upload. */
+/** The bytes the embed describes: the processed variant once denoise, trim or normalize is ready, else the upload. */
 const current = (row: PostRow) => {
   if (row.variant) return row.variant;
   const audio = row.record.embed?.audio;
   return audio ? { cid: audio.ref.$link, mimeType: audio.mimeType, size: audio.size, durationMs: row.durationMs } : null;
 };
 
-/** The embed view, with the transcript lifted from its record and the waveform at read time. */
+/** The embed view, with the transcript lifted from its record, the waveform, and the loudness once normalize is ready. */
 const embedView = (row: PostRow, view: Projection, audio: NonNullable<ReturnType<typeof current>>) => {
   const transcript = row.transcript;
   return {
@@ -66,5 +66,6 @@ const embedView = (row: PostRow, view: Projection, audio: NonNullable<ReturnType
         }
       : {}),
     ...(row.waveform ? { waveform: row.waveform } : {}),
+    ...(row.loudness && row.processing?.normalize?.status === "ready" ? { loudness: row.loudness } : {}),
   };
 };

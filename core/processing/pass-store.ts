@@ -5,7 +5,8 @@ import { placeholders } from "../sql/placeholders";
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
-import { derivedStages, type StageReason } from "./stage-state";
+import type { Loudness } from "../records/loudness";
+import { recomputedAfter, type StageReason } from "./stage-state";
 
 export interface PendingStage {
   stage: Stage;
@@ -83,23 +84,38 @@ export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boole
 
 /**
  * A byte-changing stage's output becomes the current bytes: registered as a blob of the tenant (so it plays), set
- * as the post's variant, and derived stages that were ready go back to pending for a recompute.
+ * as the post's variant with the loudness figures that describe it (normalize's; none from another stage), and the
+ * ready stages that describe the bytes go back to pending for a recompute.
  */
-export const storeVariant = async (sql: Sql, appId: string, rkey: string, token: string, audio: AudioRef, now: Date): Promise<void> => {
+export const storeVariant = async (
+  sql: Sql,
+  variant: { appId: string; rkey: string; token: string; stage: Stage; audio: AudioRef; loudness?: Loudness; now: Date },
+): Promise<void> => {
+  const { appId, rkey, token, audio, now } = variant;
   await sql.query(
     `INSERT INTO blobs (app_id, cid, mime_type, size, duration_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
     [appId, audio.cid, audio.mimeType, audio.size, audio.durationMs],
   );
   await sql.query(
-    `UPDATE post_enrichment SET audio_cid = $4, audio_mime_type = $5, audio_size = $6, audio_duration_ms = $7
+    `UPDATE post_enrichment SET audio_cid = $4, audio_mime_type = $5, audio_size = $6, audio_duration_ms = $7, loudness = $8::json
       WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`,
-    [appId, rkey, token, audio.cid, audio.mimeType, audio.size, audio.durationMs],
+    [appId, rkey, token, audio.cid, audio.mimeType, audio.size, audio.durationMs, variant.loudness ? JSON.stringify(variant.loudness) : null],
   );
   await sql.query(
     `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = $3::timestamptz, generation = generation + 1, redispatched = false
       WHERE app_id = $1 AND rkey = $2 AND status = 'ready' AND stage = ANY (string_to_array($4, ','))`,
-    [appId, rkey, now.toISOString(), derivedStages.join(",")],
+    [appId, rkey, now.toISOString(), recomputedAfter(variant.stage).join(",")],
   );
+};
+
+/** Normalize's figures of bytes it left as they were (already on target, or silence). */
+export const storeLoudness = async (sql: Sql, appId: string, rkey: string, token: string, loudness: Loudness): Promise<void> => {
+  await sql.query(`UPDATE post_enrichment SET loudness = $4::json WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`, [
+    appId,
+    rkey,
+    token,
+    JSON.stringify(loudness),
+  ]);
 };
 
 /** The post's one transcript record, replaced on recompute. */

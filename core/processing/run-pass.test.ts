@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "../../test/support/databases";
-import { allStages, startEnrichmentHarness, testProviders, type EnrichmentHarness } from "../../test/support/enrichment-harness";
+import { allStages, testLoudness, startEnrichmentHarness, testProviders, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import { ProviderError } from "../providers/provider-port";
 import { findPost } from "../posts/post-store";
 import { failPendingStages } from "./dead-letter";
@@ -17,11 +17,15 @@ describe("the stage state machine (spec section 3)", () => {
   it("only a pending stage settles", () => {
     expect(["pending", "ready", "failed", "skipped", undefined].map((s) => canSettle(s as never))).toEqual([true, false, false, false, false]);
   });
-  it("new bytes send ready derived stages back to pending, and nothing else", () => {
-    expect(onBytesChanged("transcribe", "ready")).toBe("pending");
-    expect(onBytesChanged("waveform", "ready")).toBe("pending");
-    expect(onBytesChanged("transcribe", "failed")).toBe("failed");
-    expect(onBytesChanged("trim", "ready")).toBe("ready");
+  it("new bytes send the ready stages that describe them (derived stages, and normalize) back to pending, and nothing else", () => {
+    expect(onBytesChanged("trim", "transcribe", "ready")).toBe("pending");
+    expect(onBytesChanged("trim", "waveform", "ready")).toBe("pending");
+    expect(onBytesChanged("trim", "transcribe", "failed")).toBe("failed");
+    expect(onBytesChanged("denoise", "trim", "ready")).toBe("ready");
+    // normalize's figures describe the bytes: new bytes from an earlier stage recompute it, its own do not.
+    expect(onBytesChanged("trim", "normalize", "ready")).toBe("pending");
+    expect(onBytesChanged("normalize", "normalize", "ready")).toBe("ready");
+    expect(onBytesChanged("normalize", "waveform", "ready")).toBe("pending");
   });
   it("the lease outlives the longest pass", () => {
     expect(leaseMs).toBeGreaterThan(passTimeLimitMs);
@@ -39,17 +43,18 @@ describe.each(backends)("the worker pass on $name", (backend) => {
 
   const job = (postId: string) => ({ appId: "alpha", postId });
 
-  it("runs denoise -> trim -> transcribe, waveform, each byte-changing stage on the previous one's output", async () => {
+  it("runs denoise -> trim -> normalize -> transcribe, waveform, each byte-changing stage on the previous one's output", async () => {
     const post = await h.createAudioPost(allStages);
     expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
-    const calls = providers.calls.filter((c) => c.stage && true).slice(-4);
-    expect(calls.map((c) => c.stage)).toEqual(["denoise", "trim", "transcribe", "waveform"]);
+    const calls = providers.calls.filter((c) => c.stage && true).slice(-5);
+    expect(calls.map((c) => c.stage)).toEqual(["denoise", "trim", "normalize", "transcribe", "waveform"]);
     expect(calls[0]!.cid).toBe(post.blob.ref.$link);
     expect(calls[1]!.cid).not.toBe(calls[0]!.cid);
-    expect(calls[2]!.cid).toBe(calls[3]!.cid);
     expect(calls[2]!.cid).not.toBe(calls[1]!.cid);
+    expect(calls[3]!.cid).toBe(calls[4]!.cid);
+    expect(calls[3]!.cid).not.toBe(calls[2]!.cid);
     const states = await h.stages(post.postId);
-    expect(Object.values(states).map((s) => s.status)).toEqual(["ready", "ready", "ready", "ready"]);
+    expect(Object.values(states).map((s) => s.status)).toEqual(["ready", "ready", "ready", "ready", "ready"]);
   });
 
   it("the view describes the processed variant (url, mimeType, size) and the original stays stored", async () => {
@@ -80,6 +85,46 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     const events = await h.events(post.postId);
     expect(events.filter((e) => e.stage === "transcribe" && e.status === "ready")).toHaveLength(2);
     expect(events.filter((e) => e.stage === "waveform" && e.status === "ready")).toHaveLength(2);
+  });
+
+  it("normalize stores its variant with the loudness of it and of the bytes before, and sends ready derived stages back to pending", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    await runPass(h.pass, job(post.postId));
+    await h.request(post.postId, { normalize: true });
+    await runPass(h.pass, job(post.postId));
+    const row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.loudness).toEqual(testLoudness);
+    expect(row.variant!.cid).toBe(providers.calls.filter((c) => c.stage === "waveform").at(-1)!.cid);
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "ready", generation: 2 });
+    const events = await h.events(post.postId);
+    expect(events.filter((e) => e.stage === "normalize").map((e) => e.status)).toEqual(["ready"]);
+  });
+
+  it("normalize that leaves the bytes as they were stores its figures and reruns nothing downstream", async () => {
+    const same = testProviders({ changeBytes: false });
+    const pass = { ...h.pass, registry: same.registry };
+    const post = await h.createAudioPost({ waveform: true });
+    await runPass(pass, job(post.postId));
+    await h.request(post.postId, { normalize: true });
+    await runPass(pass, job(post.postId));
+    const row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.loudness).toEqual(testLoudness);
+    expect(row.variant).toBeNull();
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "ready", generation: 1 });
+  });
+
+  it("an earlier stage that rewrites normalized bytes clears their loudness and normalizes again", async () => {
+    const post = await h.createAudioPost({ normalize: true });
+    await runPass(h.pass, job(post.postId));
+    await h.request(post.postId, { trim: true });
+    await runPass(h.pass, job(post.postId));
+    const states = await h.stages(post.postId);
+    expect(states.normalize).toMatchObject({ status: "ready", generation: 2 });
+    const calls = providers.calls.filter((c) => c.stage === "trim" || c.stage === "normalize").slice(-2);
+    expect(calls.map((c) => c.stage)).toEqual(["trim", "normalize"]);
+    const row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.loudness).toEqual(testLoudness);
+    expect(row.variant!.cid).not.toBe(calls[1]!.cid);
   });
 
   it("bytes that do not change leave derived stages alone", async () => {
@@ -157,7 +202,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect([a, b]).toContainEqual({ kind: "done", ran: true });
     expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: false });
     const events = await h.events(post.postId);
-    expect(events.map((e) => `${e.stage}:${e.status}`).sort()).toEqual(["denoise:ready", "transcribe:ready", "trim:ready", "waveform:ready"]);
+    expect(events.map((e) => `${e.stage}:${e.status}`).sort()).toEqual(["denoise:ready", "normalize:ready", "transcribe:ready", "trim:ready", "waveform:ready"]);
     expect(Number((await h.sql.query(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, [post.postId]))[0]!.n)).toBe(1);
   });
 

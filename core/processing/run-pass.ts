@@ -1,7 +1,7 @@
 /**
  * One worker pass over a post (docs/decisions.md#dispatch-and-the-worker): take the post's fenced lease, run its
- * pending stages in order (denoise -> trim -> transcribe, waveform), each byte-changing stage on the previous
- * output, settle each stage and write its webhook event together, deliver from the outbox, release the lease.
+ * pending stages in order (denoise -> trim -> normalize -> transcribe, waveform), each byte-changing stage on the
+ * previous output, settle each stage and write its webhook event together, deliver from the outbox, release the lease.
  * Every way into the worker reaches it through `runJob` (run-job.ts). Its providers are the ones it is given, and
  * its time is `deps.now()`.
  */
@@ -21,7 +21,7 @@ import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
 import { acquireLease, passTimeLimitMs, releaseLease } from "./lease";
-import { loadPassState, settleStage, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
+import { loadPassState, settleStage, storeLoudness, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
 import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
 
@@ -153,7 +153,15 @@ const runStage = async ({ deps, job, stage, audio, postCid, token, deadline, fin
             ? await buildProvider("denoise", selection, context, deps.providers).denoise(audio, call)
             : await buildProvider("trim", selection, context, deps.providers).trim(audio, call);
         const changed = out.cid !== audio.cid || out.mimeType !== audio.mimeType;
-        await settle("ready", undefined, changed ? (tx) => storeVariant(tx, appId, rkey, token, out, deps.now()) : undefined);
+        await settle("ready", undefined, changed ? (tx) => storeVariant(tx, { appId, rkey, token, stage, audio: out, now: deps.now() }) : undefined);
+        return "settled";
+      }
+      case "normalize": {
+        const { audio: out, loudness } = await buildProvider("normalize", selection, context, deps.providers).normalize(audio, call);
+        const changed = out.cid !== audio.cid || out.mimeType !== audio.mimeType;
+        await settle("ready", undefined, (tx) =>
+          changed ? storeVariant(tx, { appId, rkey, token, stage, audio: out, loudness, now: deps.now() }) : storeLoudness(tx, appId, rkey, token, loudness),
+        );
         return "settled";
       }
       case "transcribe": {

@@ -27,7 +27,7 @@ export const providerCatalog = [
     available: (config: Config) => config.processing.platformTranscriber === "aws-transcribe" && config.blobs?.kind === "s3",
   },
   { name: "elevenlabs", stages: ["transcribe", "denoise"], explicitOnly: false, available: (config: Config) => config.processing.elevenLabsApiKey !== undefined },
-  { name: "rendition", stages: ["trim", "waveform"], explicitOnly: false, available: renditionConfigured },
+  { name: "rendition", stages: ["trim", "normalize", "waveform"], explicitOnly: false, available: renditionConfigured },
   { name: "rnnoise", stages: ["denoise"], explicitOnly: true, available: renditionConfigured },
   // Every stage: a new stage needs a stub before it can be tested.
   { name: "stub", stages: stageOrder, explicitOnly: true, available: () => true },

@@ -8,7 +8,7 @@ import type { Transcript, Waveform } from "../records/stage-outputs";
 import type { Loudness } from "../records/loudness";
 
 // The stages and what they produce are record shapes (lower than any provider); re-exported for the port's users.
-export { byteChangingStages, stageOrder, type Stage } from "../records/stages";
+export { byteChangingStages, bytesDescribingStages, stageOrder, type Stage } from "../records/stages";
 export type { Transcript, TranscriptEvent, TranscriptSegment, TranscriptWord, Waveform } from "../records/stage-outputs";
 
 /** Audio in the blob store at `blobs/<appId>/<cid>`: the upload, or a processed variant of it. */
@@ -63,6 +63,7 @@ export interface WaveformMaker {
 export interface StageProviders {
   denoise: Denoiser;
   trim: Trimmer;
+  normalize: Normalizer;
   transcribe: Transcriber;
   waveform: WaveformMaker;
 }

@@ -11,10 +11,11 @@ import { createElevenLabsTranscriber } from "./elevenlabs/elevenlabs-transcriber
 import { providerCatalog, type ProviderName } from "./provider-catalog";
 import type { ProviderContext, ProviderEntry, ProviderFactory } from "./provider-entry";
 import { createRenditionClient } from "./rendition/rendition-client";
+import { createRenditionNormalizer } from "./rendition/rendition-normalizer";
 import { createRenditionTrimmer } from "./rendition/rendition-trimmer";
 import { createRenditionWaveformMaker } from "./rendition/rendition-waveform";
 import { createRnnoiseDenoiser } from "./rendition/rnnoise-denoiser";
-import { stubDenoiser, stubTranscriber, stubTrimmer, stubWaveformMaker } from "./stub-providers";
+import { stubDenoiser, stubNormalizer, stubTranscriber, stubTrimmer, stubWaveformMaker } from "./stub-providers";
 
 const renditionClient = ({ config }: ProviderContext) => createRenditionClient({ baseUrl: config.rendition!.url, token: config.rendition!.token });
 
@@ -45,12 +46,14 @@ const adapters: AdaptersOf = {
   },
   rendition: {
     trim: (context) => createRenditionTrimmer(renditionClient(context)),
+    normalize: (context) => createRenditionNormalizer(renditionClient(context)),
     waveform: (context) => createRenditionWaveformMaker(renditionClient(context)),
   },
   rnnoise: { denoise: (context) => createRnnoiseDenoiser(renditionClient(context)) },
   stub: {
     denoise: () => stubDenoiser,
     trim: () => stubTrimmer,
+    normalize: () => stubNormalizer,
     transcribe: (_, model) => stubTranscriber(model),
     waveform: () => stubWaveformMaker,
   },

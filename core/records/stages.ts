@@ -7,10 +7,12 @@
  * each, and a test for the lexicon's.
  */
 export const stages = [
-  { name: "denoise", changesBytes: true },
-  { name: "trim", changesBytes: true },
-  { name: "transcribe", changesBytes: false },
-  { name: "waveform", changesBytes: false },
+  { name: "denoise", changesBytes: true, describesBytes: false },
+  { name: "trim", changesBytes: true, describesBytes: false },
+  // Ours, beyond the interface's four (docs/decisions.md#loudness): its loudness figures describe the bytes it leaves.
+  { name: "normalize", changesBytes: true, describesBytes: true },
+  { name: "transcribe", changesBytes: false, describesBytes: true },
+  { name: "waveform", changesBytes: false, describesBytes: true },
 ] as const;
 
 export type Stage = (typeof stages)[number]["name"];
@@ -20,3 +22,6 @@ export const stageOrder = stages.map((stage) => stage.name) as [Stage, ...Stage[
 
 /** Stages whose output replaces the bytes that later stages work on. */
 export const byteChangingStages: readonly Stage[] = stages.filter((stage) => stage.changesBytes).map((stage) => stage.name);
+
+/** Stages whose result describes the current bytes: when another stage changes them, a ready one is recomputed. */
+export const bytesDescribingStages: readonly Stage[] = stages.filter((stage) => stage.describesBytes).map((stage) => stage.name);

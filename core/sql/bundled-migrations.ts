@@ -8,6 +8,7 @@ import custodyProofs from "../../migrations/0006_custody_proofs.sql";
 import rateLimitsUnlogged from "../../migrations/0007_rate_limits_unlogged.sql";
 import rateLimitTakeOneWrite from "../../migrations/0008_rate_limit_take_one_write.sql";
 import stageNames from "../../migrations/0009_stage_names.sql";
+import loudness from "../../migrations/0010_loudness.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -23,4 +24,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0007_rate_limits_unlogged.sql", sql: rateLimitsUnlogged },
   { name: "0008_rate_limit_take_one_write.sql", sql: rateLimitTakeOneWrite },
   { name: "0009_stage_names.sql", sql: stageNames },
+  { name: "0010_loudness.sql", sql: loudness },
 ];

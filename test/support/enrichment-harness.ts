@@ -43,6 +43,14 @@ const changeBytes = async (blobs: BlobStore, audio: AudioRef, salt: string): Pro
 };
 
 /** One provider named `test` for every stage; `denoise` and `trim` change the bytes unless told otherwise. */
+/** What the test normalizer reports of every clip. */
+export const testLoudness = {
+  integratedLufs: -16,
+  truePeakDbtp: -1.5,
+  rangeLu: 4.2,
+  before: { integratedLufs: -31.2, truePeakDbtp: -9.8, rangeLu: 4.1 },
+};
+
 export const testProviders = (opts: { changeBytes?: boolean; fail?: Partial<Record<Stage, (call: number) => Error | undefined>>; gate?: Partial<Record<Stage, Promise<void>>> } = {}) => {
   const calls: { stage: Stage; cid: string }[] = [];
   const count = (stage: Stage) => calls.filter((c) => c.stage === stage).length;
@@ -67,6 +75,10 @@ export const testProviders = (opts: { changeBytes?: boolean; fail?: Partial<Reco
     trim: (ctx) => {
       const p = bytes("trim")(ctx);
       return { name: p.name, trim: p.run };
+    },
+    normalize: (ctx) => {
+      const p = bytes("normalize")(ctx);
+      return { name: p.name, normalize: async (audio) => ({ audio: await p.run(audio), loudness: testLoudness }) };
     },
     transcribe: () => ({
       name: "test",

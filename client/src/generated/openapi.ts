@@ -231,6 +231,7 @@ export interface components {
             durationMs?: number;
             transcript?: components["schemas"]["Transcript"];
             waveform?: components["schemas"]["Waveform"];
+            loudness?: components["schemas"]["Loudness"];
         };
         /** @description A post projected for the viewer. */
         AudioPostView: {
@@ -256,6 +257,24 @@ export interface components {
             mimeType: "audio/m4a" | "audio/x-m4a" | "audio/mp4" | "audio/mpeg" | "audio/webm" | "audio/ogg" | "audio/wav";
             size: number;
         };
+        /** @description Loudness of the served bytes once `normalize` is ready (ITU-R BS.1770 / EBU R128); `null` where a clip has none. */
+        Loudness: {
+            /** @description Integrated loudness, LUFS. */
+            integratedLufs: number | null;
+            /** @description True peak (4× oversampled), dBTP. */
+            truePeakDbtp: number | null;
+            /** @description Loudness range, LU. */
+            rangeLu: number | null;
+            /** @description The same figures of the bytes the stage started from. */
+            before: {
+                /** @description Integrated loudness, LUFS. */
+                integratedLufs: number | null;
+                /** @description True peak (4× oversampled), dBTP. */
+                truePeakDbtp: number | null;
+                /** @description Loudness range, LU. */
+                rangeLu: number | null;
+            };
+        };
         /** @description The stored dev.svc.audio.post record, exactly as its `cid` is computed. */
         PostRecord: {
             /** @constant */
@@ -280,6 +299,7 @@ export interface components {
         ProcessingRequest: {
             denoise?: boolean;
             trim?: boolean;
+            normalize?: boolean;
             transcribe?: boolean;
             waveform?: boolean;
         };
@@ -287,6 +307,7 @@ export interface components {
         ProcessingState: {
             denoise?: components["schemas"]["StageState"];
             trim?: components["schemas"]["StageState"];
+            normalize?: components["schemas"]["StageState"];
             transcribe?: components["schemas"]["StageState"];
             waveform?: components["schemas"]["StageState"];
         };
@@ -296,7 +317,7 @@ export interface components {
             /** @description The tenant's app id. */
             originAppId: string;
             /** @enum {string} */
-            stage: "denoise" | "trim" | "transcribe" | "waveform";
+            stage: "denoise" | "trim" | "normalize" | "transcribe" | "waveform";
             /**
              * @description `pending` never fires.
              * @enum {string}
@@ -1535,7 +1556,7 @@ export const pathsHealthGetResponses200ContentApplicationJsonDataRecordsValues: 
 export const pathsHealthGetResponses200ContentApplicationJsonDataBlobsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health"]["get"]["responses"]["200"]["content"]["application/json"]["data"]["blobs"]> = ["empty", "present", "unavailable"];
 export const audioPostViewKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AudioPostView"]["kind"]> = ["prompt", "reply"];
 export const blobRefMimeTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BlobRef"]["mimeType"]> = ["audio/m4a", "audio/x-m4a", "audio/mp4", "audio/mpeg", "audio/webm", "audio/ogg", "audio/wav"];
-export const stageSettleEventStageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageSettleEvent"]["stage"]> = ["denoise", "trim", "transcribe", "waveform"];
+export const stageSettleEventStageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageSettleEvent"]["stage"]> = ["denoise", "trim", "normalize", "transcribe", "waveform"];
 export const stageSettleEventStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageSettleEvent"]["status"]> = ["ready", "failed", "skipped"];
 export const stageStateStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageState"]["status"]> = ["pending", "ready", "failed", "skipped"];
 export const stageStateReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageState"]["reason"]> = ["no_provider", "provider_misconfigured", "dispatch_off", "provider_error", "timeout", "dead_letter"];
