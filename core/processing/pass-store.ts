@@ -108,16 +108,6 @@ export const storeVariant = async (
   );
 };
 
-/** Normalize's figures of bytes it left as they were (already on target, or silence). */
-export const storeLoudness = async (sql: Sql, appId: string, rkey: string, token: string, loudness: Loudness): Promise<void> => {
-  await sql.query(`UPDATE post_enrichment SET loudness = $4::json WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`, [
-    appId,
-    rkey,
-    token,
-    JSON.stringify(loudness),
-  ]);
-};
-
 /** The post's one transcript record, replaced on recompute. */
 export const storeTranscript = async (sql: Sql, appId: string, rkey: string, record: object, cid: string, now: Date): Promise<void> => {
   await sql.query(
@@ -127,13 +117,21 @@ export const storeTranscript = async (sql: Sql, appId: string, rkey: string, rec
   );
 };
 
-export const storeWaveform = async (sql: Sql, appId: string, rkey: string, token: string, waveform: Waveform): Promise<void> => {
-  await sql.query(`UPDATE post_enrichment SET waveform = $4::json WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`, [
-    appId,
-    rkey,
-    token,
-    JSON.stringify(waveform),
-  ]);
-};
+/** A JSON column of the post's enrichment row, written only under the lease. */
+const storeEnrichmentJson =
+  <T>(column: "waveform" | "loudness") =>
+  async (sql: Sql, appId: string, rkey: string, token: string, value: T): Promise<void> => {
+    await sql.query(`UPDATE post_enrichment SET ${column} = $4::json WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`, [
+      appId,
+      rkey,
+      token,
+      JSON.stringify(value),
+    ]);
+  };
+
+export const storeWaveform = storeEnrichmentJson<Waveform>("waveform");
+
+/** Normalize's figures of bytes it left as they were (already on target, or silence). */
+export const storeLoudness = storeEnrichmentJson<Loudness>("loudness");
 
 export type { Transcript };
