@@ -87,7 +87,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(events.filter((e) => e.stage === "waveform" && e.status === "ready")).toHaveLength(2);
   });
 
-  it("normalize stores its variant with the loudness of it and of the bytes before, and sends ready derived stages back to pending", async () => {
+  it("normalize stores its variant with the loudness of it and of the bytes before, and sends ready derived stages back to pending (a second webhook)", async () => {
     const post = await h.createAudioPost({ waveform: true });
     await runPass(h.pass, job(post.postId));
     await h.request(post.postId, { normalize: true });
@@ -98,6 +98,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "ready", generation: 2 });
     const events = await h.events(post.postId);
     expect(events.filter((e) => e.stage === "normalize").map((e) => e.status)).toEqual(["ready"]);
+    expect(events.filter((e) => e.stage === "waveform").map((e) => e.status)).toEqual(["ready", "ready"]);
   });
 
   it("normalize that leaves the bytes as they were stores its figures and reruns nothing downstream", async () => {
