@@ -103,7 +103,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
 
   it("normalize that leaves the bytes as they were stores its figures and reruns nothing downstream", async () => {
     const same = testProviders({ changeBytes: false });
-    const pass = { ...h.pass, registry: same.registry };
+    const pass = { ...h.pass, providers: same.registry };
     const post = await h.createAudioPost({ waveform: true });
     await runPass(pass, job(post.postId));
     await h.request(post.postId, { normalize: true });
