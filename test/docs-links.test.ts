@@ -102,4 +102,10 @@ describe("docs that the repository points at", () => {
     const naming = [...textFiles].filter(([, text]) => outside.some((name) => text.includes(name))).map(([file]) => file);
     expect(naming).toEqual([]);
   });
+
+  it("no file points at the owner's interface by its section (\"spec section N\", the interface file): references point into docs/", () => {
+    const outside = new RegExp(`\\bspec (section|\u00a7) ?\\d|${["interface", "md"].join("\\.")}`, "i");
+    const pointing = [...textFiles].filter(([, text]) => outside.test(text)).map(([file]) => file);
+    expect(pointing).toEqual([]);
+  });
 });

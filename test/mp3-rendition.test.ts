@@ -1,4 +1,4 @@
-/** `GET /api/v1/audio?format=mp3` (spec section 4 rule 5, docs/decisions.md#playback-and-upload and docs/decisions.md#rendition-service), with the real rendition service. */
+/** `GET /api/v1/audio?format=mp3` (docs/decisions.md#playback-and-upload and docs/decisions.md#rendition-service), with the real rendition service. */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

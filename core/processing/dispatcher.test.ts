@@ -13,7 +13,7 @@ const tasks = { SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_WORKER_
 const quiet = { error() {}, warn() {} };
 const mode = (env: Record<string, string>) => dispatchMode(parseConfig({ ...base, ...env }, quiet));
 
-describe("dispatch mode (spec section 1, docs/decisions.md#dispatch-and-the-worker)", () => {
+describe("dispatch mode (docs/decisions.md#dispatch-and-the-worker)", () => {
   it.each([
     ["SVC_PROCESSING_INLINE=true wins over every durable dispatcher in development", { SVC_PROCESSING_INLINE: "true", ...queue, ...tasks }, "inline"],
     ["and in test", { NODE_ENV: "test", SVC_PROCESSING_INLINE: "true", ...queue }, "inline"],

@@ -1,5 +1,5 @@
 /**
- * Dispatch of processing jobs (spec section 1, docs/decisions.md#dispatch-and-the-worker): inline, an SQS queue, Google Cloud Tasks,
+ * Dispatch of processing jobs (docs/decisions.md#dispatch-and-the-worker): inline, an SQS queue, Google Cloud Tasks,
  * or off. In development and test the inline flag wins over every durable dispatcher; in production a durable
  * dispatcher wins over it.
  */

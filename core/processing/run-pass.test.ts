@@ -8,7 +8,7 @@ import { acquireLease, leaseMs, passTimeLimitMs, releaseLease } from "./lease";
 import { runPass } from "./run-pass";
 import { onRequest, canSettle, onBytesChanged } from "./stage-state";
 
-describe("the stage state machine (spec section 3)", () => {
+describe("the stage state machine (docs/decisions.md#processing)", () => {
   it("a request queues a stage that is not pending, and changes nothing on a pending one", () => {
     expect(onRequest(undefined, { stage: "trim", status: "pending" })).toEqual({ stage: "trim", status: "pending" });
     expect(onRequest("ready", { stage: "trim", status: "pending" })).toEqual({ stage: "trim", status: "pending" });

@@ -1,5 +1,5 @@
 /**
- * The processing stage state machine (spec section 3, docs/decisions.md#processing). A request moves a stage to
+ * The processing stage state machine (docs/decisions.md#processing). A request moves a stage to
  * `pending` (queued) or `skipped` (cannot run here); the worker settles `pending` as `ready` or `failed`; a
  * byte-changing stage that changes the bytes sends the `ready` stages that describe them (the derived ones, and
  * normalize) back to `pending`. Requesting a stage

@@ -124,7 +124,7 @@ const rules: Rule[] = [
   { rule: "SVC_PROCESSING_STUB=true gives every stage a provider", env: { SVC_PROCESSING_STUB: "true", SVC_TRIMMER: "magic" }, stage: "trim", expected: run("stub") },
 ];
 
-describe("provider selection per stage and tenant (spec section 1, docs/decisions.md#providers)", () => {
+describe("provider selection per stage and tenant (docs/decisions.md#providers)", () => {
   it.each(rules)("$rule", ({ env, stage, appId, expected, logs }) => {
     const logged = { error: [] as string[], warn: [] as string[] };
     const log = { error: (m: string) => void logged.error.push(m), warn: (m: string) => void logged.warn.push(m) };

@@ -1,5 +1,5 @@
 /**
- * Which provider runs a stage for a tenant (spec section 1 "Enrichment providers", docs/decisions.md#providers):
+ * Which provider runs a stage for a tenant (docs/decisions.md#providers):
  * SVC_PROCESSING_STUB=true overrides everything; otherwise the tenant pin, then the deployment default, then the
  * first available provider. A named provider that is unknown, not configured or without an adapter for the stage
  * is a misconfiguration (logged at error level, no fallback); `stub` is reachable only by name.

@@ -8,7 +8,7 @@ export interface RateLimitPolicy {
 const minute = 60_000;
 
 /**
- * The limits of interface.md section 8, the one source of truth. `actor` keys on the acting actor, on the tenant
+ * The limits (docs/decisions.md#rate-limits), the one source of truth. `actor` keys on the acting actor, on the tenant
  * for viewer-less reads, or on the client IP for the anonymous audio route; `ip` is the aggregate limit per client
  * IP that runs alongside it. The keys double as the policy names in the RateLimit headers.
  */

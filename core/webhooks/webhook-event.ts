@@ -1,4 +1,4 @@
-/** A stage settle event (spec section 6): what the outbox stores and the body a tenant receives. */
+/** A stage settle event (docs/decisions.md#webhooks): what the outbox stores and the body a tenant receives. */
 export interface WebhookEvent {
   /** UUID v4, the same on every attempt and every re-delivery. */
   eventId: string;
