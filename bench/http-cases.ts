@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { encodedNoise } from "../test/support/audio-fixtures";
 import { request } from "./http-request";
-import { benchSeconds, load, type Result } from "./load-runner";
+import { benchSeconds, load, selected, type Result } from "./load-runner";
 import { benchToken, type Server } from "./server-process";
 
 let sequence = 0;
@@ -103,7 +103,33 @@ async function uploads(server: Server, sizes: [string, number][]): Promise<(Resu
   return results;
 }
 
-export async function runAll(server: Server): Promise<Result[]> {
+/** A fresh actor's prompt and `count` replies to it from other fresh actors: the prompt's author, whose threads a list pages through. */
+async function thread(server: Server, count: number): Promise<string> {
+  const headers = authed({ "content-type": "application/json" });
+  const author = headers["x-svc-acting-actor"]!;
+  const created = await request({ port: server.port, method: "POST", path: "/api/v1/posts", headers, body: postBody(0) });
+  const { postId } = (JSON.parse(created.body) as { data: { postId: string } }).data;
+  const read = await request({ port: server.port, method: "GET", path: `/api/v1/posts/${postId}`, headers: authed() });
+  const { uri, cid } = (JSON.parse(read.body) as { data: { uri: string; cid: string } }).data;
+  for (let k = 0; k < count; k++) {
+    const body = Buffer.from(JSON.stringify({ text: `bench reply ${k}`, reply: { root: { uri, cid }, parent: { uri, cid } } }));
+    const res = await request({ port: server.port, method: "POST", path: "/api/v1/posts", headers: authed({ "content-type": "application/json" }), body });
+    if (res.status !== 201) throw new Error(`reply answered ${res.status} ${res.body.slice(0, 300)}`);
+  }
+  return author;
+}
+
+/** A read case's rate as a share of the floor server's at the same concurrency (`of` names which floor). */
+const ofFloor = (result: Result | undefined, floor: Result | undefined, of = "") => {
+  if (result && floor) result.extra = `${((100 * result.perSecond) / floor.perSecond).toFixed(0)}% of the floor${of}`;
+  return result;
+};
+
+/**
+ * Every case against `server`. With `floor` (a start of the floor server on the same database), the floor's reads
+ * of the same posts run just before the service's, and each read case prints its rate as a share of the floor's.
+ */
+export async function runAll(server: Server, floor?: () => Promise<Server>): Promise<Result[]> {
   const results: (Result | undefined)[] = [];
   let i = 0;
   const create = () => ({ method: "POST", path: "/api/v1/posts", headers: authed({ "content-type": "application/json" }), body: postBody(++i) });
@@ -119,9 +145,28 @@ export async function runAll(server: Server): Promise<Result[]> {
   }
   let g = 0;
   const get = () => ({ method: "GET", path: `/api/v1/posts/${ids[g++ % ids.length]}`, headers: authed() });
-  results.push(await load(server, "get c=1", 1, get, 200));
-  results.push(await load(server, "get c=16", 16, get, 200));
-  results.push(await load(server, "list (limit 20) c=16", 16, () => ({ method: "GET", path: "/api/v1/posts?limit=20", headers: authed() }), 200));
+  const floors: (Result | undefined)[] = [];
+  if (floor && selected("floor get")) {
+    const floorServer = await floor();
+    try {
+      floors.push(await load(floorServer, "floor get c=1", 1, get, 200));
+      floors.push(await load(floorServer, "floor get c=16", 16, get, 200));
+    } finally {
+      await floorServer.stop();
+    }
+  }
+  results.push(...floors);
+  const [floor1, floor16] = floors;
+  results.push(ofFloor(await load(server, "get c=1", 1, get, 200), floor1));
+  results.push(ofFloor(await load(server, "get c=16", 16, get, 200), floor16));
+  // A real page: replies in one author's threads, 20 of 30, read by a fresh viewer each time.
+  if (selected("list")) {
+    const rootAuthor = await thread(server, 30);
+    const list = () => ({ method: "GET", path: `/api/v1/posts?rootAuthor=${encodeURIComponent(rootAuthor)}&limit=20`, headers: authed() });
+    const page = JSON.parse((await request({ port: server.port, ...list() })).body) as { data: { items: unknown[] } };
+    if (page.data.items.length !== 20) throw new Error(`the list page has ${page.data.items.length} items, not 20`);
+    results.push(ofFloor(await load(server, "list (page of 20) c=16", 16, list, 200), floor16, "'s single read"));
+  }
   results.push(
     ...(await uploads(server, [
       ["64 KiB", 64 * 1024],

@@ -14,18 +14,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { databaseCpu } from "./database-cpu";
 import { runAll } from "./http-cases";
 import { closeConnections } from "./http-request";
 import { printResults } from "./load-runner";
-import { startServer, type Server, type TreeMemory } from "./server-process";
+import { startFloorServer, startServer, type Server, type TreeMemory } from "./server-process";
 
 /** The checkout whose server is measured (BENCH_ROOT: another one, to compare a change against its parent). */
 const root = process.env.BENCH_ROOT ?? path.resolve(import.meta.dirname, "..");
 
 /** Every case against a started server, then its peak RSS; the server is stopped either way. */
-async function measure(server: Server) {
+async function measure(server: Server, floor?: () => Promise<Server>) {
   try {
-    const results = await runAll(server);
+    const results = await runAll(server, floor);
     return { results, rss: await server.peakRssMb() };
   } finally {
     await server.stop();
@@ -62,8 +63,10 @@ async function postgres(adminUrl: string) {
   try {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    const server = await startServer(root, url.toString(), path.join(dir, "blobs"));
-    const { results, rss } = await measure(server);
+    const databaseCpuMs = databaseCpu(admin, name);
+    const server = Object.assign(await startServer(root, url.toString(), path.join(dir, "blobs")), { databaseCpuMs });
+    const floor = async () => Object.assign(await startFloorServer(root, url.toString(), "bench"), { databaseCpuMs });
+    const { results, rss } = await measure(server, floor);
     printResults("Postgres", results);
     console.log(`start to healthy: ${server.startMs.toFixed(0)} ms on an empty database; peak RSS serving ${rss.toFixed(0)} MB`);
   } finally {

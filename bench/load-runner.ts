@@ -17,10 +17,16 @@ export interface Result {
   p99: number;
   sql: string;
   cpuPerRequest: number;
-  /** The server's CPU per request split into user and system (kernel) time, and this process's (the client's). */
-  cpuSplit: { user: number; system: number; client: number };
+  /** The server's CPU per request split into user and system (kernel) time, this process's (the client's), and the database's. */
+  cpuSplit: { user: number; system: number; client: number; database?: number };
   extra?: string;
 }
+
+/** BENCH_ONLY="get,upload 25": run only the cases whose names contain one of these. */
+export const selected = (name: string): boolean => {
+  const only = process.env.BENCH_ONLY?.split(",");
+  return !only || only.some((part) => name.includes(part));
+};
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
 
@@ -34,13 +40,12 @@ export async function load(
   runSeconds = benchSeconds,
   minRequests = 0,
 ): Promise<Result | undefined> {
-  // BENCH_ONLY="get,upload 25": run only the cases whose names contain one of these.
-  const only = process.env.BENCH_ONLY?.split(",");
-  if (only && !only.some((part) => name.includes(part))) return undefined;
+  if (!selected(name)) return undefined;
   // Warm up (JIT, connections, plans), then measure.
   await Promise.all(Array.from({ length: concurrency }, async (_, w) => void (await request({ port: server.port, ...make(w) }))));
   server.takeStatements();
   const cpuBefore = await server.cpuMs();
+  const databaseBefore = await server.databaseCpuMs?.();
   const clientBefore = process.cpuUsage();
   const latencies: number[] = [];
   const started = performance.now();
@@ -59,6 +64,7 @@ export async function load(
   const elapsed = (performance.now() - started) / 1000;
   const client = process.cpuUsage(clientBefore);
   const cpuAfter = await server.cpuMs();
+  const databaseAfter = await server.databaseCpuMs?.();
   const cpu = cpuAfter.total - cpuBefore.total;
   if (failure) throw new Error(failure);
   latencies.sort((a, b) => a - b);
@@ -70,6 +76,7 @@ export async function load(
       user: (cpuAfter.user - cpuBefore.user) / latencies.length,
       system: (cpuAfter.system - cpuBefore.system) / latencies.length,
       client: (client.user + client.system) / 1000 / latencies.length,
+      database: databaseBefore === undefined || databaseAfter === undefined ? undefined : (databaseAfter - databaseBefore) / latencies.length,
     },
   };
 }
@@ -78,10 +85,15 @@ export async function load(
 /** One table per backend: a line per case. */
 export const printResults = (backend: string, results: Result[]) => {
   console.log(`\n${backend}`);
-  console.log(`${"case".padEnd(24)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"SQL/req".padStart(9)}${"CPU ms/req".padStart(12)}`);
+  const database = results.some((r) => r.cpuSplit.database !== undefined);
+  console.log(
+    `${"case".padEnd(24)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"SQL/req".padStart(9)}${"CPU ms/req".padStart(12)}` +
+      (database ? `${"DB ms/req".padStart(11)}` : ""),
+  );
   for (const r of results) {
+    const db = database ? (r.cpuSplit.database?.toFixed(2) ?? "").padStart(11) : "";
     console.log(
-      `${r.name.padEnd(24)}${r.perSecond.toFixed(0).padStart(9)}${r.p50.toFixed(1).padStart(9)}${r.p99.toFixed(1).padStart(9)}${r.sql.padStart(9)}${r.cpuPerRequest.toFixed(2).padStart(12)}  ${r.extra ?? ""}`,
+      `${r.name.padEnd(24)}${r.perSecond.toFixed(0).padStart(9)}${r.p50.toFixed(1).padStart(9)}${r.p99.toFixed(1).padStart(9)}${r.sql.padStart(9)}${r.cpuPerRequest.toFixed(2).padStart(12)}${db}  ${r.extra ?? ""}`,
     );
   }
 };

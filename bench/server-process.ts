@@ -5,9 +5,10 @@
  * its whole process tree (the server and any process it spawns, such as a one-time initdb), sampled with each
  * `/health` poll. Start time is spawn to the first healthy `/health`.
  */
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { nodeServerOnFreePort } from "../test/support/node-server-process";
 import { request } from "./http-request";
@@ -26,6 +27,8 @@ export interface Server {
   peakRssMb(): Promise<number>;
   /** CPU time the server process has used so far, in ms: user, system (kernel) and their sum. */
   cpuMs(): Promise<CpuMs>;
+  /** CPU time the database's own processes have used so far, in ms, where the benchmark can read it (Postgres). */
+  databaseCpuMs?(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -122,18 +125,56 @@ export async function startServer(root: string, databaseUrl: string, blobDir: st
       statements = new Map();
       return taken;
     },
-    async peakRssMb() {
-      const status = await readFile(`/proc/${child.pid}/status`, "utf8");
-      return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+    peakRssMb: () => peakRssMb(child.pid!),
+    cpuMs: () => cpuMs(child.pid!),
+    async stop() {
+      child.kill("SIGINT");
+      await exited;
     },
-    async cpuMs() {
-      const stat = await readFile(`/proc/${child.pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 10 ms.
-      const user = Number(fields[11]) * 10;
-      const system = Number(fields[12]) * 10;
-      return { user, system, total: user + system };
-    },
+  };
+}
+
+const peakRssMb = async (pid: number) => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+};
+
+const cpuMs = async (pid: number): Promise<CpuMs> => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 10 ms.
+  const user = Number(fields[11]) * 10;
+  const system = Number(fields[12]) * 10;
+  return { user, system, total: user + system };
+};
+
+/**
+ * The floor server (floor-server.ts) of the service's tenant `appId` on `databaseUrl`, measured like the service:
+ * one statement per request, its CPU and peak RSS.
+ */
+export async function startFloorServer(root: string, databaseUrl: string, appId: string): Promise<Server> {
+  const started = performance.now();
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.join(root, "bench/floor-server.ts")], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, FLOOR_APP_ID: appId },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  process.once("exit", () => child.kill("SIGKILL"));
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    lines.once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
+    child.once("exit", (code) => reject(new Error(`the floor server exited with ${code} before it listened`)));
+  });
+  return {
+    child,
+    port,
+    startMs: performance.now() - started,
+    startTree: { rssMb: 0, hwmBoundMb: 0 },
+    takeStatements: () => new Map([["floor", [1]]]),
+    peakRssMb: () => peakRssMb(child.pid!),
+    cpuMs: () => cpuMs(child.pid!),
     async stop() {
       child.kill("SIGINT");
       await exited;

@@ -3,16 +3,16 @@ import { placeholders } from "../sql/placeholders";
 import { inlinedBytes, partOrder } from "./artifact-parts";
 import { blobJoin, postColumns, postRows, readPostRows, type PostRow } from "./post-row";
 
+/** findPost's statement ($1 the tenant, $2 the post's rkey); the HTTP benchmark's floor server runs it too. */
+export const findPostStatement = `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
+     ${postRows("post")} ORDER BY ${partOrder("part")}`;
+
 /**
  * One post of a tenant, or null (another tenant's post is unknown too). One statement, and more only for artifacts
  * too large to travel with it (artifact-parts.ts).
  */
 export const findPost = async (sql: Sql, appId: string, rkey: string): Promise<PostRow | null> => {
-  const rows = await sql.query(
-    `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
-     ${postRows("post")} ORDER BY ${partOrder("part")}`,
-    [appId, rkey],
-  );
+  const rows = await sql.query(findPostStatement, [appId, rkey]);
   const [post] = await readPostRows(sql, appId, rows);
   return post ?? null;
 };
