@@ -56,3 +56,26 @@ export const isDependencyUnavailable = (error: unknown): boolean => {
   }
   return false;
 };
+
+const tags = new WeakMap<object, string>();
+
+/** Names the dependency an error came from, where the port knows it (the SQL port tags its own as "database"). */
+export const tagDependency = (error: unknown, dependency: string): void => {
+  if (error && typeof error === "object" && !tags.has(error)) tags.set(error, dependency);
+};
+
+/** The dependency an unavailable error names: its tag, else the address a socket error carries, else "unknown". */
+export const dependencyOf = (error: unknown): string => {
+  const chain: object[] = [];
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) chain.push(e);
+  for (const e of chain) {
+    const tag = tags.get(e);
+    if (tag) return tag;
+  }
+  for (const e of chain) {
+    const { address, port, hostname } = e as { address?: unknown; port?: unknown; hostname?: unknown };
+    if (typeof address === "string") return port === undefined ? address : `${address}:${String(port)}`;
+    if (typeof hostname === "string") return hostname;
+  }
+  return "unknown";
+};

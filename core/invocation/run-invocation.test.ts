@@ -69,15 +69,27 @@ describe("runInvocation: what every route, job and system call shares", () => {
     expect(lines[0]!.fields.errorCode).toBe("NOT_FOUND");
   });
 
-  it("an unreachable dependency becomes SERVICE_UNAVAILABLE and a fault INTERNAL, each logged once with its stack", async () => {
+  it("an unreachable dependency becomes SERVICE_UNAVAILABLE, warned once per outage without a stack; a fault becomes INTERNAL, logged each time with its stack", async () => {
     const { logger, lines } = recorder();
-    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    const down = await runInvocation({ name: "x", deps: { logger } }, async () => Promise.reject(refused)).catch((e) => e);
-    expect(down).toMatchObject({ code: "SERVICE_UNAVAILABLE", cause: refused });
+    const refused = () => Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    let up = false;
+    const database: Sql = { query: async () => (up ? [] : Promise.reject(refused())), transaction: (fn) => fn(database) };
+    const query = () => runInvocation({ name: "x", deps: { logger, sql: database } }, (inv) => inv.sql.query("SELECT 1")).catch((e) => e);
+    const down = await query();
+    expect(down).toMatchObject({ code: "SERVICE_UNAVAILABLE", cause: { code: "ECONNREFUSED" } });
+    await query();
+    up = true;
+    await query();
+    await query();
     const bug = await runInvocation({ name: "x", deps: { logger } }, async () => Promise.reject(new TypeError("x is undefined"))).catch((e) => e);
     expect(bug).toBeInstanceOf(DomainError);
     expect(bug.code).toBe("INTERNAL");
-    expect(lines.filter((l) => l.level === "error").map((l) => l.error?.message)).toEqual(["connect ECONNREFUSED", "x is undefined"]);
+    const notes = lines.filter((l) => l.message !== "invocation");
+    expect(notes.map((l) => [l.level, l.message, l.fields.dependency, l.fields.failedRequests, l.error?.message])).toEqual([
+      ["warn", "dependency unavailable", "database", undefined, undefined],
+      ["warn", "dependency available again", "database", 2, undefined],
+      ["error", "unhandled error", undefined, undefined, "x is undefined"],
+    ]);
   });
 
   it("an invocation without an SQL port fails clearly if it queries", async () => {

@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { DomainError } from "../domain-error";
 import { invocationLogger, type Logger } from "../observability/logger";
 import { countStatements } from "../sql/count-statements";
-import type { Sql } from "../sql/port";
+import type { Sql, SqlValue } from "../sql/port";
 import { rollbackFailureOf } from "../sql/rollback-failure";
+import { dependencyOutages, type DependencyOutages } from "../observability/dependency-outages";
 import { classifyError } from "./classify-error";
+import { dependencyOf, isDependencyUnavailable, tagDependency } from "./dependency-unavailable";
 
 /** What every invocation (an HTTP request, an SQS job, a system call, a sweep) gets. */
 export interface Invocation {
@@ -38,16 +40,29 @@ const noSql: Sql = {
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** A transaction whose ROLLBACK failed too is logged with the request id; its own error is still the one thrown. */
-const loggingRollbackFailures = (sql: Sql, log: Logger): Sql => ({
-  query: (text, params) => sql.query(text, params),
-  transaction: (fn) =>
-    sql.transaction(fn).catch((error: unknown) => {
-      const rollback = rollbackFailureOf(error);
-      if (rollback !== undefined) log.error("ROLLBACK failed after a failed transaction", { reason: reasonOf(rollback), transactionError: reasonOf(error) });
-      throw error;
-    }),
-});
+/**
+ * The invocation's SQL: every answer ends a database outage and every unreachable failure is tagged as the
+ * database's, for the outage log; a transaction whose ROLLBACK failed too is logged with the request id (unless the
+ * database is simply gone, which the outage log says once), and its own error is still the one thrown.
+ */
+const watchedSql = (sql: Sql, log: Logger, outages: DependencyOutages): Sql => {
+  const answered = <T>(result: T) => (outages.succeeded("database"), result);
+  const unanswered = (error: unknown): never => {
+    if (isDependencyUnavailable(error)) tagDependency(error, "database");
+    throw error;
+  };
+  return {
+    query: <Row>(text: string, params?: readonly SqlValue[]) => sql.query<Row>(text, params).then(answered, unanswered),
+    transaction: (fn) =>
+      sql.transaction(fn).catch((error: unknown) => {
+        const rollback = rollbackFailureOf(error);
+        if (rollback !== undefined && !isDependencyUnavailable(rollback)) {
+          log.error("ROLLBACK failed after a failed transaction", { reason: reasonOf(rollback), transactionError: reasonOf(error) });
+        }
+        return unanswered(error);
+      }),
+  };
+};
 
 /**
  * Runs one invocation: a correlation id, a logger carrying it, counted SQL, error classification, and exactly one
@@ -66,21 +81,26 @@ export const runInvocation = async <T>(options: InvocationOptions, fn: (invocati
   const requestId = options.requestId ?? randomUUID();
   const log = invocationLogger(options.deps.logger, requestId);
   const line: Record<string, unknown> = { invocation: options.name, ...options.fields };
+  const outages = dependencyOutages(options.deps.logger);
   const failed = (error: unknown): DomainError => {
     const { failure, expected } = classifyError(error);
-    if (!expected) log.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
+    // A dependency that is down is logged once per outage (dependency-outages.ts); a fault, with its stack, each time.
+    if (!expected && failure.code === "SERVICE_UNAVAILABLE") outages.failed(dependencyOf(error), error);
+    else if (!expected) log.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
     line.errorCode = failure.code;
     return failure;
   };
   const invocation: Invocation = {
     requestId,
     log,
-    sql: countStatements(loggingRollbackFailures(options.deps.sql ?? noSql, log)),
+    sql: countStatements(watchedSql(options.deps.sql ?? noSql, log, outages)),
     annotate: (fields) => Object.assign(line, fields),
     failed,
   };
   try {
-    return await fn(invocation);
+    const result = await fn(invocation);
+    if (line.errorCode === undefined) outages.invocationSucceeded();
+    return result;
   } catch (error) {
     const failure = failed(error);
     throw failure === error ? error : Object.assign(failure, { cause: error });

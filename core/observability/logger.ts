@@ -63,7 +63,7 @@ const withPlainInfo = (powertools: Logger): Logger => ({
  */
 class FieldsLogger implements Logger {
   constructor(
-    private readonly root: Logger,
+    readonly root: Logger,
     private readonly keys: Record<string, unknown>,
   ) {}
   debug(message: string, ...extra: LogExtra[]) {
@@ -81,3 +81,6 @@ class FieldsLogger implements Logger {
 }
 
 export const invocationLogger = (root: Logger, requestId: string): Logger => new FieldsLogger(root, { requestId });
+
+/** The process logger under any number of field wrappers: what process-wide state (outages) is keyed on. */
+export const rootOf = (logger: Logger): Logger => (logger instanceof FieldsLogger ? rootOf(logger.root) : logger);
