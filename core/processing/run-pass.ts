@@ -1,7 +1,8 @@
 /**
  * One worker pass over a post (docs/decisions.md#dispatch-and-the-worker): take the post's fenced lease, run its
  * pending stages in order (denoise -> trim -> normalize -> transcribe, waveform), each byte-changing stage on the
- * previous output, settle each stage and write its webhook event together, deliver from the outbox, release the lease.
+ * previous output, settle each stage and write its webhook event together, deliver from the outbox, release the lease. A host that
+ * lives on hands its deliveries to its background work (`deps.background`), so no request waits on a receiver.
  * Every way into the worker reaches it through `runJob` (run-job.ts). Its providers are the ones it is given, and
  * its time is `deps.now()`.
  */
@@ -35,6 +36,12 @@ export interface PassDeps {
   /** The providers with their adapters: the registry in production, test providers in tests. */
   providers: readonly ProviderEntry[];
   delivery?: Partial<DeliveryOptions>;
+  /**
+   * Where deliveries go once their settles are committed: a long-lived host's background work, so an inline pass
+   * (inside a create or PATCH) answers without waiting on any receiver (docs/decisions.md#webhooks). Without it (a
+   * Lambda, frozen once it returns) the pass awaits them; the sweep backs up both.
+   */
+  background?: (work: Promise<unknown>) => void;
 }
 
 export interface PassOptions {
@@ -105,7 +112,8 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
     throw error;
   } finally {
     await releaseLease(sql, appId, rkey, token).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
-    await Promise.all(deliveries);
+    if (deps.background) deps.background(Promise.all(deliveries));
+    else await Promise.all(deliveries);
   }
 };
 

@@ -9,28 +9,44 @@ export interface ReceivedWebhook {
   at: number;
 }
 
+export interface WebhookAnswer {
+  status: number;
+  location?: string;
+  delayMs?: number;
+  /** Hold the request open until this settles (a hanging receiver), then answer. */
+  until?: Promise<unknown>;
+}
+
 /**
- * A tenant's webhook endpoint on loopback. `respond` picks each answer (status, optional Location, optional delay);
- * by default every delivery gets 200.
+ * A tenant's webhook endpoint on loopback. `respond` picks each answer (status, optional Location, optional delay,
+ * optional hold); by default every delivery gets 200. `open()` counts requests it holds unanswered and still
+ * connected; `arrived(n)` resolves once n deliveries have arrived.
  */
-export const startWebhookReceiver = async (
-  respond: (hook: ReceivedWebhook, index: number) => { status: number; location?: string; delayMs?: number } = () => ({ status: 200 }),
-) => {
+export const startWebhookReceiver = async (respond: (hook: ReceivedWebhook, index: number) => WebhookAnswer = () => ({ status: 200 })) => {
   const received: ReceivedWebhook[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  let open = 0;
   const server = createServer((req, res) => {
+    open++;
+    res.on("close", () => open--);
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const hook = { headers: req.headers, body, json: JSON.parse(body.toString("utf8")), at: Date.now() };
       received.push(hook);
+      for (const w of waiters.filter((w) => received.length >= w.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
       const answer = respond(hook, received.length - 1);
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(answer.status, answer.location ? { Location: answer.location } : {});
         res.end();
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      if (answer.until) void answer.until.finally(send);
+      else if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();
     });
   });
@@ -39,6 +55,8 @@ export const startWebhookReceiver = async (
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
+    open: () => open,
+    arrived: (n: number) => (received.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -46,9 +46,10 @@ export const composeEnrichment = (
   ports: Pick<EnrichmentPorts, "config" | "sql" | "logger">,
   overrides: EnrichmentOverrides = {},
   inline?: InlineDispatch,
+  /** The host's background work, shared with its worker's deliveries so `drain` waits for those too. */
+  background = backgroundWork(),
 ): Enrichment => {
   const { config, sql, logger } = ports;
-  const background = backgroundWork();
   const dispatcher =
     dispatchMode(config) === "inline" && inline ? inline(background.track) : durableDispatcher(config, overrides.sqs).dispatcher;
   logger.info("processing dispatch", { mode: dispatcher.mode });

@@ -18,6 +18,8 @@ export interface EnrichmentPorts {
   blobs: BlobStore;
   logger: Logger;
   now: () => Date;
+  /** A long-lived host's background work: the pass delivers webhooks there instead of awaiting them. */
+  background?: (work: Promise<unknown>) => void;
 }
 
 export interface WorkerOverrides {
@@ -26,5 +28,5 @@ export interface WorkerOverrides {
   delivery?: Partial<DeliveryOptions>;
 }
 
-export const composeWorker = ({ config, sql, blobs, logger, now }: EnrichmentPorts, overrides: WorkerOverrides = {}): Worker =>
-  createWorker({ sql, blobs, config, log: logger, now, providers: overrides.providers ?? providerRegistry, delivery: overrides.delivery });
+export const composeWorker = ({ config, sql, blobs, logger, now, background }: EnrichmentPorts, overrides: WorkerOverrides = {}): Worker =>
+  createWorker({ sql, blobs, config, log: logger, now, providers: overrides.providers ?? providerRegistry, delivery: overrides.delivery, background });

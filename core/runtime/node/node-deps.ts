@@ -11,6 +11,7 @@ import { createCustody } from "../../tenancy/custody";
 import { portStoreProbes } from "../../health/store-probes";
 import { composeEnrichment, type EnrichmentOverrides } from "../enrichment/compose-enrichment";
 import { composeWorker } from "../enrichment/compose-worker";
+import { backgroundWork } from "../../processing/enrichment";
 import { createInlineDispatcher } from "../../processing/inline-dispatcher";
 import { renditionsFor } from "../../providers/rendition/mp3-rendition-builder";
 
@@ -26,8 +27,10 @@ export const createNodeDeps = async (
   await migrate(sql, migrationsDir);
   const blobs = overrides.blobs ?? (await openBlobStore(config));
   const now = overrides.now ?? (() => new Date());
-  // One worker per process: the queue consumers, the system route and inline dispatch all run jobs on it.
-  const worker = composeWorker({ config, sql, blobs, logger, now }, overrides.enrichment);
+  // One worker per process: the queue consumers, the system route and inline dispatch all run jobs on it. Its
+  // webhook deliveries run in the background, so an inline create or PATCH never waits on a receiver.
+  const background = backgroundWork();
+  const worker = composeWorker({ config, sql, blobs, logger, now, background: background.track }, overrides.enrichment);
   return {
     config,
     sql,
@@ -36,7 +39,7 @@ export const createNodeDeps = async (
     logger,
     now,
     storeProbes: portStoreProbes(sql, blobs),
-    enrichment: composeEnrichment({ config, sql, logger }, overrides.enrichment, (track) => createInlineDispatcher(worker, track, overrides.enrichment?.retry)),
+    enrichment: composeEnrichment({ config, sql, logger }, overrides.enrichment, (track) => createInlineDispatcher(worker, track, overrides.enrichment?.retry), background),
     worker,
     ...renditionsFor(config.rendition),
   };
