@@ -64,6 +64,14 @@ describe("startup configuration", () => {
     ["PORT", "80a"],
     ["PORT", "65536"],
     ["RENDITION_PORT", "-1"],
+    ["SVC_LIMIT_READS_PER_ACTOR", "60"],
+    ["SVC_LIMIT_READS_PER_TENANT", "600/1d"],
+    ["SVC_LIMIT_READS_PER_IP", "0/1m"],
+    ["SVC_LIMIT_WRITES_PER_ACTOR", "10 per 15m"],
+    ["SVC_LIMIT_WRITES_PER_IP", "120/15min"],
+    ["SVC_LIMIT_UPLOADS_PER_ACTOR", "20/1.5h"],
+    ["SVC_LIMIT_UPLOADS_PER_IP", "100000/1m"],
+    ["SVC_LIMIT_PLAYBACK_PER_IP", "60/25h"],
   ];
   it.each(invalid)("an invalid %s (%s) stops startup naming it", (name, value) => {
     const err = problemFor({ ...valid, [name]: value });
@@ -104,6 +112,12 @@ describe("startup configuration", () => {
     const ok = run(valid);
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
+
+    // A malformed rate limit stops the process too, naming the variable and how a limit is written.
+    const badLimit = run({ ...valid, SVC_LIMIT_READS_PER_TENANT: "600 a minute" });
+    expect(badLimit.status).toBe(1);
+    expect(badLimit.stderr).toContain("SVC_LIMIT_READS_PER_TENANT must be <count>/<window>");
+    expect(badLimit.stderr).toMatch(/expected: <count>\/<window>: .*; default 60\/1m/);
   });
 });
 

@@ -95,6 +95,16 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     trustedProxyHops: read("TRUSTED_PROXY_HOPS"),
     clientIpSource: read("CLIENT_IP_SOURCE"),
     listen: { host: read("HOST"), port: read("PORT") },
+    rateLimits: {
+      write: { actor: read("SVC_LIMIT_WRITES_PER_ACTOR"), "aggregate-ip": read("SVC_LIMIT_WRITES_PER_IP") },
+      read: {
+        actor: read("SVC_LIMIT_READS_PER_ACTOR"),
+        tenant: read("SVC_LIMIT_READS_PER_TENANT"),
+        ip: read("SVC_LIMIT_PLAYBACK_PER_IP"),
+        "aggregate-ip": read("SVC_LIMIT_READS_PER_IP"),
+      },
+      upload: { actor: read("SVC_LIMIT_UPLOADS_PER_ACTOR"), "aggregate-ip": read("SVC_LIMIT_UPLOADS_PER_IP") },
+    },
     aws: awsEnvironmentOf(read),
     ...(lambdaTaskRoot !== undefined && { lambdaTaskRoot }),
     ...(ffmpegPath !== undefined && { ffmpegPath }),

@@ -4,6 +4,7 @@ import type { LogLevel } from "../observability/logger";
 import type { Tenant } from "../tenancy/tenant";
 import type { ProcessingConfig } from "./processing-config";
 import type { RenditionTarget } from "./rendition-target";
+import type { RateLimitPolicies } from "../rate-limit/policies";
 
 /** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
 export type { DatabaseConfig } from "../sql/database-config";
@@ -49,6 +50,8 @@ export interface Config {
   trustedProxyHops: number;
   /** `forwarded` reads X-Forwarded-For; `edge` uses the address the edge saw (API Gateway sourceIp, socket address). */
   clientIpSource: "forwarded" | "edge";
+  /** Every rate limit, the interface's unless the operator set it (SVC_LIMIT_*; docs/decisions.md#rate-limits). */
+  rateLimits: RateLimitPolicies;
   /** Where the Node host listens (HOST, PORT). */
   listen: { host: string; port: number };
   /** The AWS region, credentials and endpoint overrides, for the calls a function signs itself. */

@@ -1,5 +1,6 @@
 /** Parsers of single variables, for the rows of the variable table (`variables.ts`). */
 import { minSecretLength } from "./secret-length";
+import { parseRateLimitPolicy, RateLimitPolicy } from "../rate-limit/policies";
 import type { LogLevel } from "../observability/logger";
 import type { DatabaseConfig } from "../sql/database-config";
 
@@ -92,3 +93,9 @@ export function parsePdsHost(value: string, fail: Fail): string | undefined {
 
 export const port: VariableParser<number> = (value, fail, name) =>
   /^\d{1,5}$/.test(value) && Number(value) <= 65535 ? Number(value) : fail(name, `${name} must be a TCP port number from 0 to 65535`);
+
+/** One rate limit, `<count>/<window>` (core/rate-limit/policies.ts); the message says what is wrong with it. */
+export const rateLimitPolicy: VariableParser<RateLimitPolicy> = (value, fail, name) => {
+  const parsed = parseRateLimitPolicy(value);
+  return parsed instanceof RateLimitPolicy ? parsed : fail(name, `${name} ${parsed.error}`);
+};

@@ -2,12 +2,13 @@
  * What a configuration variable belongs to, and what a function reaches. Each row of the variable table
  * (variables.ts) names its scopes; a function parses with the scopes it reaches, so only their required variables
  * are required of it, and the stacks give each Lambda exactly the variables of its scopes. A route's scopes follow
- * from its `uses`, its auth and its `reads` (core/runtime/lambda/function-scopes.ts); jobs name theirs there too. The Node
- * host serves every route and runs every job: it parses all of them.
+ * from its `uses`, its auth, its `reads` and its `rateLimit` (core/runtime/lambda/function-scopes.ts); jobs name
+ * theirs there too. The Node host serves every route and runs every job: it parses all of them.
  */
 export const variableScopes = {
   always: "every function",
   http: "every route (client address, deadline)",
+  limits: "rate-limited routes (a route's `rateLimit`)",
   host: "the Node host (`npm start`) alone",
   sql: "the database (`sql` port)",
   blobs: "the blob store (`blobs` port)",

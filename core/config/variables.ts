@@ -7,10 +7,12 @@ import {
   parsePdsHost,
   parsePublicBaseUrl,
   port,
+  rateLimitPolicy,
   secret,
   type VariableParser,
 } from "./variable-parsers";
 import type { VariableScope } from "./variable-scopes";
+import { maxRateLimitCount, rateLimitPolicies, type RateLimitPolicy } from "../rate-limit/policies";
 
 /**
  * One row per environment variable: the parser walks this table (a required row that is unset, or a value its
@@ -51,6 +53,18 @@ interface TypedVariable<N extends string, T, D extends T | undefined> extends Co
 const row = <const N extends string, T = string, D extends T | undefined = undefined>(
   variable: Omit<ConfigVariable<T>, "name" | "default"> & { name: N; default?: D },
 ): TypedVariable<N, T, D> => variable;
+
+/** One rate limit's row: every limit is set the same way, and defaults to the interface's (docs/decisions.md#rate-limits). */
+const limitRow = <const N extends string>(name: N, description: string, policy: RateLimitPolicy) =>
+  row({
+    name,
+    required: false,
+    scopes: ["limits"],
+    rule: `<count>/<window>: a count from 1 to ${maxRateLimitCount}, a window of whole s, m or h up to 24h (e.g. 60/1m)`,
+    description,
+    parse: rateLimitPolicy,
+    default: policy,
+  });
 
 const rows = [
   row({
@@ -140,6 +154,26 @@ const rows = [
     parse: clientIpSource,
     default: "forwarded",
   }),
+  limitRow(
+    "SVC_LIMIT_WRITES_PER_ACTOR",
+    "Writes (`POST`, `PATCH` on posts) per acting actor, as `<count>/<window>` with the window in `s`, `m` or `h` (policy `actor`)",
+    rateLimitPolicies.write.actor,
+  ),
+  limitRow("SVC_LIMIT_WRITES_PER_IP", "Writes per client IP, every caller together (policy `aggregate-ip`)", rateLimitPolicies.write["aggregate-ip"]),
+  limitRow("SVC_LIMIT_READS_PER_ACTOR", "Reads (lists, a post, its replies) per acting actor (policy `actor`)", rateLimitPolicies.read.actor),
+  limitRow(
+    "SVC_LIMIT_READS_PER_TENANT",
+    "Viewer-less reads per tenant, every end user of its feed together (policy `tenant`)",
+    rateLimitPolicies.read.tenant,
+  ),
+  limitRow(
+    "SVC_LIMIT_READS_PER_IP",
+    "Reads per client IP, every caller and playback included (policy `aggregate-ip`): raise it when many users share one address",
+    rateLimitPolicies.read["aggregate-ip"],
+  ),
+  limitRow("SVC_LIMIT_PLAYBACK_PER_IP", "Playback (`GET /api/v1/audio`, anonymous) per client IP (policy `ip`)", rateLimitPolicies.read.ip),
+  limitRow("SVC_LIMIT_UPLOADS_PER_ACTOR", "Uploads per acting actor (policy `actor`)", rateLimitPolicies.upload.actor),
+  limitRow("SVC_LIMIT_UPLOADS_PER_IP", "Uploads per client IP, every caller together (policy `aggregate-ip`)", rateLimitPolicies.upload["aggregate-ip"]),
   row({
     name: "LOG_LEVEL",
     required: false,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { rateLimitPolicies } from "./policies";
 import { rateLimitHeaders, retryAfterSeconds } from "./rate-limit-headers";
 import type { RateLimitResult } from "./take-rate-limits";
 
@@ -61,13 +60,5 @@ describe("RateLimit headers (draft-ietf-httpapi-ratelimit-headers)", () => {
   it("policy names are serialised as structured-field strings", () => {
     const headers = rateLimitHeaders([result({ name: 'we"ird\\' })]);
     expect(headers["RateLimit-Policy"]).toBe('"we\\"ird\\\\";q=10;w=900');
-  });
-
-  it("the classes carry the limits of the interface", () => {
-    expect(rateLimitPolicies).toEqual({
-      write: { actor: { limit: 10, windowMs: 900_000 }, ip: { limit: 120, windowMs: 900_000 } },
-      read: { actor: { limit: 60, windowMs: 60_000 }, ip: { limit: 600, windowMs: 60_000 } },
-      upload: { actor: { limit: 20, windowMs: 3_600_000 }, ip: { limit: 120, windowMs: 900_000 } },
-    });
   });
 });

@@ -5,10 +5,10 @@ import type { RateLimitResult } from "./take-rate-limits";
 //   RateLimit: "actor";r=3;t=412
 
 const sfString = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-const seconds = (ms: number) => Math.ceil(ms / 1000);
+export const seconds = (ms: number) => Math.ceil(ms / 1000);
 
 /** The denied limiter that frees up last, else the one with the least quota left (ties: the longer wait). */
-const mostRestrictive = (results: readonly RateLimitResult[]): RateLimitResult | undefined => {
+export const mostRestrictive = (results: readonly RateLimitResult[]): RateLimitResult | undefined => {
   const denied = results.filter((r) => !r.allowed);
   if (denied.length > 0) return denied.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
   return results.reduce<RateLimitResult | undefined>(

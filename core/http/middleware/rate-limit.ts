@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from "@middy/core";
-import { rateLimitPolicies } from "../../rate-limit/policies";
+import { policyOf } from "../../rate-limit/policies";
 import { rateLimitHeaders } from "../../rate-limit/rate-limit-headers";
+import { refusalMessage } from "../../rate-limit/refusal-message";
 import { takeRateLimits, type RateLimitOutcome } from "../../rate-limit/take-rate-limits";
 import { takeWithFirstQuery } from "../../rate-limit/take-with-first-query";
 import { DomainError } from "../../domain-error";
@@ -9,7 +10,9 @@ import type { RouteCall } from "../route-call";
 /**
  * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
  * reads; the client IP for anonymous routes) and the aggregate limit on the client IP. Each policy is named in the
- * RateLimit headers for what it keys on: `actor`, `tenant` or `ip`, and `aggregate-ip` for the aggregate.
+ * RateLimit headers for what it keys on: `actor`, `tenant` or `ip`, and `aggregate-ip` for the aggregate. Each
+ * limit is the deployment's (`config.rateLimits`: the interface's unless the operator set it; see
+ * docs/decisions.md#rate-limits). A refusal's message names the limit hit as the headers do.
  *
  * Reads take them in the statement of their first query (one round trip where there were two); a read that fails
  * or answers without a query takes them before its answer goes out, and a refusal still wins over its answer.
@@ -20,20 +23,22 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
     before: async ({ event: call }) => {
       const cls = call.route.rateLimit;
       if (!cls) return;
-      const policy = rateLimitPolicies[cls];
+      const policies = call.deps.config.rateLimits;
       const [keyedOn, caller] = call.tenant
         ? call.actor
           ? (["actor", `${call.tenant.appId}:${call.actor}`] as const)
           : (["tenant", call.tenant.appId] as const)
         : (["ip", call.clientIp] as const);
+      const own = policyOf(policies, cls, keyedOn);
+      const aggregate = policyOf(policies, cls, "aggregate-ip");
       const hits = [
-        { name: keyedOn, key: `${cls}:${keyedOn}:${caller}`, limit: policy.actor.limit, windowMs: policy.actor.windowMs },
-        { name: "aggregate-ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: policy.ip.limit, windowMs: policy.ip.windowMs },
+        { name: keyedOn, key: `${cls}:${keyedOn}:${caller}`, limit: own.limit, windowMs: own.windowMs },
+        { name: "aggregate-ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: aggregate.limit, windowMs: aggregate.windowMs },
       ];
       const admit = ({ allowed, results }: RateLimitOutcome) => {
         // On a denial the headers include Retry-After.
         Object.assign(call.responseHeaders, rateLimitHeaders(results));
-        if (!allowed) throw new DomainError("RATE_LIMITED", "rate limit exceeded");
+        if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(cls, results));
       };
       if (cls !== "read") {
         admit(await takeRateLimits(call.sql, hits));

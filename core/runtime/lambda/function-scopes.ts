@@ -1,6 +1,6 @@
 /**
  * What each function reaches, as the variable table's scopes (core/config/variable-scopes.ts): a route's follow
- * from its `uses`, its auth and its `reads`; the jobs name theirs. The Lambda root parses with them and the stacks
+ * from its `uses`, its auth, its `reads` and its `rateLimit`; the jobs name theirs. The Lambda root parses with them and the stacks
  * give each function the variables and permissions of exactly these.
  */
 import type { VariableScope } from "../../config/variable-scopes";
@@ -20,8 +20,9 @@ const portScopes: Record<PortName, readonly VariableScope[]> = {
   storeProbes: ["probes"],
 };
 
-export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads">): VariableScope[] => {
+export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads" | "rateLimit">): VariableScope[] => {
   const scopes = new Set<VariableScope>(["http", ...route.uses.flatMap((port) => portScopes[port]), ...(route.reads ?? [])]);
+  if (route.rateLimit) scopes.add("limits");
   if (route.auth === "actor" || route.auth === "viewer") scopes.add("tenants");
   if (route.auth === "system") scopes.add("system");
   return [...scopes];
