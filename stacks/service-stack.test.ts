@@ -18,6 +18,7 @@ import {
   stageTimeoutSeconds,
   stagingPrefix,
 } from "./service-stack";
+import { stageLimits } from "./stage-parameters";
 
 /** The synthesized template of the deploy-mode app, as `sst deploy --stage test` would build it (without bundling). */
 let template: Template;
@@ -30,6 +31,8 @@ beforeAll(async () => {
   process.env.SVC_PDS_HOST ??= "pds.example.com";
   process.env.SVC_APP_DIDS ??= "alpha:did:web:alpha.example.com";
   process.env.SVC_APP_WEBHOOK_URLS ??= "alpha:https://alpha.example.com/hooks";
+  // One rate limit set by the operator, as a deploy would take it from its environment.
+  process.env.SVC_LIMIT_READS_PER_TENANT ??= "600/1m";
   await initProject({ stage: "test" });
   const app = new App({ mode: "deploy", stage: "test", name: "audio-post-service", region: "us-east-1", account: "123456789012" });
   const config = (await import("../sst.config")).default;
@@ -128,6 +131,21 @@ describe("each function's variables, from the variable table (core/config/variab
     expect(variablesGiven(built.routeFunctions.get("GET /health")!)).toEqual(
       ["CLIENT_IP_SOURCE", "DATABASE_URL", "LOG_LEVEL", "NODE_ENV", "SVC_BLOB_BUCKET", "SVC_DEPLOYED_AT", "SVC_GIT_SHA"],
     );
+  });
+
+  it("a rate limit set when deploying reaches every rate-limited route's function as it was set, and no other function", () => {
+    for (const [name, scopes, fn] of functionScopes) {
+      expect(environmentOf(fn()).SVC_LIMIT_READS_PER_TENANT, name).toBe(scopes.includes("limits") ? "600/1m" : undefined);
+    }
+    expect(functionScopes.filter(([, scopes]) => scopes.includes("limits")).map(([name]) => name)).toEqual(
+      expect.arrayContaining(["GET /api/v1/posts", "GET /api/v1/audio", "POST /api/v1/posts", "POST /api/v1/audio/upload"]),
+    );
+  });
+
+  it("a malformed rate limit stops the deploy naming it; one left unset is not set on any function", () => {
+    expect(() => stageLimits("prod", { SVC_LIMIT_WRITES_PER_IP: "120 per 15m" })).toThrow(/^SVC_LIMIT_WRITES_PER_IP must be <count>\/<window>.* when deploying stage prod/);
+    expect(stageLimits("prod", { SVC_LIMIT_WRITES_PER_IP: " 240/15m ", SVC_LIMIT_READS_PER_IP: "" })).toEqual({ SVC_LIMIT_WRITES_PER_IP: "240/15m" });
+    expect(deploymentVariables().has("SVC_LIMIT_WRITES_PER_IP")).toBe(false);
   });
 
   it("the stage function is given the tenants' DIDs: a transcript names its subject by the tenant's DID", () => {

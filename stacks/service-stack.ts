@@ -162,6 +162,8 @@ export function ServiceStack({ app, stack }: StackContext) {
     SVC_RENDITION_SERVICE_URL: rendition.url!,
     SVC_PLATFORM_TRANSCRIBER: "aws-transcribe",
     FFMPEG_PATH: ffmpegLayerPath,
+    // Rate limits the operator set, given to every rate-limited route (their `limits` scope) as plain values.
+    ...parameters.limits,
   };
 
   /**
