@@ -86,6 +86,8 @@ beforeAll(async () => {
     SVC_PDS_HOST: pdsHost,
     SVC_APP_DIDS: `alpha:${did.didOf("alpha")}`,
     SVC_APP_WEBHOOK_URLS: `alpha:${webhookEndpoint}/hooks`,
+    // A rate limit the operator sets when deploying (the interface's is 60/1m); the deployed function must honour it.
+    SVC_LIMIT_PLAYBACK_PER_IP: "3/30s",
   });
   [dataApi, s3, ssm] = await Promise.all([
     startDataApiEmulator(),
@@ -385,6 +387,18 @@ describe("deployed shape (Node 22, emulators)", () => {
       expect(res.status, `${route.method} ${route.path}: ${res.body}\n${logs}`).toBeLessThan(500);
       expect(logs).not.toMatch(/ConfigError|is required/);
     }
+  });
+
+  it("honours a rate limit set when deploying: playback per IP at 3 per 30 s shows in RateLimit-Policy, and the fourth play is 429 naming it", async () => {
+    const play = () => request("GET", "/api/v1/audio", { routePath: "/api/v1/audio", headers: { "x-forwarded-for": "198.51.100.60" } });
+    for (let i = 0; i < 3; i++) {
+      const res = await play();
+      expect(res.status).toBe(400);
+      expect(res.headers["ratelimit-policy"]).toBe('"ip";q=3;w=30, "aggregate-ip";q=600;w=60');
+    }
+    const refused = await play();
+    expect(refused.status).toBe(429);
+    expect((refused.json as { error: { message: string } }).error.message).toContain('3 reads per 30 s per client IP (RateLimit-Policy "ip")');
   });
 
   it("starts the sweep and the dead-letter consumer with the variables the template gives them", async () => {
