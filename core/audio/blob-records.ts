@@ -1,4 +1,5 @@
 /** The `blobs` table: which tenant uploaded which bytes, declared as which type, how long they play. */
+import { firstRead } from "../sql/first-read";
 import type { Sql } from "../sql/port";
 
 export interface BlobRecord {
@@ -34,12 +35,15 @@ const toRecord = (row: BlobRow): BlobRecord => ({
   durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
 });
 
-/** The tenant's blob with that CID; when it was declared under several types, the first declaration wins. */
+/**
+ * The tenant's blob with that CID; when it was declared under several types, the first declaration wins. The
+ * request's first read: playback's rate limits ride in its statement. One row, so no outer order.
+ */
 export async function findBlob(sql: Sql, appId: string, cid: string): Promise<BlobRecord | null> {
-  const rows = await sql.query<BlobRow>(
-    `SELECT app_id, cid, mime_type, size::integer AS size, duration_ms FROM blobs
-     WHERE app_id = $1 AND cid = $2 ORDER BY created_at, mime_type LIMIT 1`,
-    [appId, cid],
-  );
+  const rows = await firstRead<BlobRow>(sql, {
+    text: `SELECT app_id, cid, mime_type, size::integer AS size, duration_ms FROM blobs
+            WHERE app_id = $1 AND cid = $2 ORDER BY created_at, mime_type LIMIT 1`,
+    params: [appId, cid],
+  });
   return rows[0] ? toRecord(rows[0]) : null;
 }

@@ -35,7 +35,7 @@ export type RouteCall<R extends RouteDef = RouteDef> = Caller<R> & {
   deps: RouteDef extends R ? Deps : DepsFor<R["uses"][number]>;
   requestId: string;
   log: Logger;
-  /** The request's SQL, counted for the request log line. */
+  /** The request's SQL, counted for the request log line; on a read route its first read carries the rate-limit take. */
   sql: Sql & { readonly count: number };
   clientIp: string;
   body: Specific<R, RouteBody<R>>;

@@ -1,18 +1,26 @@
+import { firstRead, orderedText, type OrderedRead } from "../sql/first-read";
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
 import { inlinedBytes, partOrder } from "./artifact-parts";
 import { blobJoin, postColumns, postRows, readPostRows, type PostRow } from "./post-row";
 
-/** findPost's statement ($1 the tenant, $2 the post's rkey); the HTTP benchmark's floor server runs it too. */
-export const findPostStatement = `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
-     ${postRows("post")} ORDER BY ${partOrder("part")}`;
+/** findPost's read ($1 the tenant, $2 the post's rkey): each post's own row first, then its parts. */
+const findPostRead = (appId: string, rkey: string): OrderedRead => ({
+  text: `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
+         ${postRows("post")}`,
+  params: [appId, rkey],
+  orderBy: partOrder,
+});
+
+/** findPost's statement on its own, without a rate-limit take; the HTTP benchmark's floor server runs it too. */
+export const findPostStatement = orderedText(findPostRead("", ""));
 
 /**
- * One post of a tenant, or null (another tenant's post is unknown too). One statement, and more only for artifacts
- * too large to travel with it (artifact-parts.ts).
+ * One post of a tenant, or null (another tenant's post is unknown too). One statement, the request's first read
+ * (a read route's rate limits ride in it), and more only for artifacts too large to travel with it (artifact-parts.ts).
  */
 export const findPost = async (sql: Sql, appId: string, rkey: string): Promise<PostRow | null> => {
-  const rows = await sql.query(findPostStatement, [appId, rkey]);
+  const rows = await firstRead(sql, findPostRead(appId, rkey));
   const [post] = await readPostRows(sql, appId, rows);
   return post ?? null;
 };
@@ -48,8 +56,9 @@ export interface Page {
 }
 
 /**
- * One page of a list in one statement: the page (one row more than asked, to know whether more exist), whether
- * the cursor belongs to this very list, and, for replies, whether the parent exists.
+ * One page of a list in one statement, the request's first read (a read route's rate limits ride in it): the page
+ * (one row more than asked, to know whether more exist), whether the cursor belongs to this very list, and, for
+ * replies, whether the parent exists.
  */
 export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor: string | undefined, limit: number): Promise<Page> => {
   const p = placeholders();
@@ -76,8 +85,8 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
   // The page stops early once its rows pass pageByteBudget, so the answer stays under the Data API's 1 MiB response
   // cap, or its artifacts pass pageArtifactBudget (the first row always comes); nextCursor continues from the last
   // row returned.
-  const rows = await sql.query(
-    `WITH page AS MATERIALIZED (
+  const rows = await firstRead(sql, {
+    text: `WITH page AS MATERIALIZED (
        SELECT ${postColumns} FROM posts p ${blobJoin}
         WHERE ${where} AND (${c}::text IS NULL OR p.rkey ${after} ${c}::text)
         ORDER BY p.rkey ${order} LIMIT ${p.add(limit + 1)}::int
@@ -93,10 +102,10 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
      SELECT kept_rows.*, (SELECT count(*) FROM page)::int AS fetched,
             (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
             ${anchor} AS anchor_found
-       FROM (SELECT 1) AS one LEFT JOIN (${postRows("kept")}) AS kept_rows ON true
-      ORDER BY kept_rows.rkey ${order}, ${partOrder("kept_rows")}`,
-    p.values,
-  );
+       FROM (SELECT 1) AS one LEFT JOIN (${postRows("kept")}) AS kept_rows ON true`,
+    params: p.values,
+    orderBy: (rows) => `${rows}.rkey ${order}, ${partOrder(rows)}`,
+  });
   const first = rows[0] ?? {};
   const postRowsRead = rows.filter((r) => r.rkey !== null && r.rkey !== undefined);
   const kept = postRowsRead.filter((r) => Number(r.part_no) === 0).length;

@@ -1,52 +1,56 @@
+import { orderByClause, orderedText, type FoldsFirstRead, type OrderedRead } from "../sql/first-read";
 import type { Sql, SqlValue } from "../sql/port";
 import { limitersArgument, rateLimitOutcome, takeRateLimits, type RateLimitOutcome, type RateLimitRequest, type TakeRow } from "./take-rate-limits";
 
 type CountedSql = Sql & { readonly count: number };
 
 export interface TakeWithFirstQuery {
-  /** The SQL the read runs on: its first query takes the limiters in the same statement. */
-  sql: CountedSql;
-  /** Takes the limiters now unless a query already did (a read that answered without one); settles as `admit` did. */
+  /** The SQL the read runs on: its `firstRead` (core/sql/first-read.ts) takes the limiters in the same statement. */
+  sql: CountedSql & FoldsFirstRead;
+  /** Takes the limiters now unless the first read already did (a read that answered without one); settles as `admit` did. */
   take(): Promise<void>;
 }
 
-/** Only a plain query can carry the take; anything else (a transaction, a write) is preceded by a take of its own. */
-const plainQuery = /^\s*(SELECT|WITH)\b/i;
-
 /**
- * The read and its rate limits in one statement: rate_limit_take runs first (a CTE), and the read (`text`, as a
- * LATERAL subquery) runs only when every limiter admitted the request, so a refused request reads nothing. One row
- * always comes back, carrying the limiters' rows; the read's own rows are those marked `svc_read_row`, in its order
- * (a nested loop under a single outer row keeps it).
+ * The read and its rate limits in one statement: rate_limit_take runs first (a CTE), and the read (as a LATERAL
+ * subquery) runs only when every limiter admitted the request, so a refused request reads nothing. One row always
+ * comes back, carrying the limiters' rows; the read's own rows are those marked `svc_read_row`, ordered by the
+ * read's own order.
  */
-const withTake = (text: string, paramCount: number) => `WITH svc_rate_limit AS (
-  SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($${paramCount + 1}::json)
+const withTake = (read: OrderedRead) => `WITH svc_rate_limit AS (
+  SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($${read.params.length + 1}::json)
 )
 SELECT (SELECT json_agg(svc_rate_limit) FROM svc_rate_limit) AS svc_rate_limit, svc_read.*
   FROM (SELECT 1) AS svc_one
   LEFT JOIN LATERAL (
-    SELECT true AS svc_read_row, svc_query.* FROM (${text}) AS svc_query
+    SELECT true AS svc_read_row, svc_query.* FROM (${read.text}) AS svc_query
      WHERE (SELECT bool_and(allowed) FROM svc_rate_limit)
-  ) AS svc_read ON true`;
+  ) AS svc_read ON true
+ ${orderByClause(read, "svc_read")}`;
 
 /**
- * Defers a read's rate-limit take to its first query, saving a round trip: `admit` gets the outcome as soon as it
- * is known and throws to refuse the request (the query then rejects with that error, before the read sees a row).
- * A transaction, a statement that is not a plain query, or any query after the first waits for the take instead.
+ * Defers a read route's rate-limit take to its first read, saving a round trip: `admit` gets the outcome as soon as
+ * it is known and throws to refuse the request (the read then rejects with that error, before it sees a row). Any
+ * other query, a transaction, or a read after the first waits for the take instead.
  */
 export const takeWithFirstQuery = (sql: CountedSql, hits: readonly RateLimitRequest[], admit: (outcome: RateLimitOutcome) => void): TakeWithFirstQuery => {
   let taken: Promise<void> | undefined;
   const take = () => (taken ??= takeRateLimits(sql, hits).then(admit));
-  const deferred: CountedSql = {
+  const query = async <Row>(text: string, params: readonly SqlValue[] = []): Promise<Row[]> => {
+    await take();
+    return sql.query<Row>(text, params);
+  };
+  const deferred: TakeWithFirstQuery["sql"] = {
     get count() {
       return sql.count;
     },
-    async query<Row>(text: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-      if (taken || hits.length === 0 || !plainQuery.test(text)) {
+    query,
+    async firstRead<Row>(read: OrderedRead): Promise<Row[]> {
+      if (taken || hits.length === 0) {
         await take();
-        return sql.query<Row>(text, params);
+        return sql.query<Row>(orderedText(read), read.params);
       }
-      const combined = sql.query<Record<string, unknown>>(withTake(text, params.length), [...params, limitersArgument(hits)]);
+      const combined = sql.query<Record<string, unknown>>(withTake(read), [...read.params, limitersArgument(hits)]);
       taken = combined.then((rows) => admit(rateLimitOutcome(hits, rows[0]!.svc_rate_limit as TakeRow[])));
       await taken;
       const rows = await combined;

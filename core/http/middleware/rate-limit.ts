@@ -14,8 +14,9 @@ import type { RouteCall } from "../route-call";
  * limit is the deployment's (`config.rateLimits`: the interface's unless the operator set it; see
  * docs/decisions.md#rate-limits). A refusal's message names the limit hit as the headers do.
  *
- * Reads take them in the statement of their first query (one round trip where there were two); a read that fails
- * or answers without a query takes them before its answer goes out, and a refusal still wins over its answer.
+ * Reads take them in the statement of their first read, where the store calls `firstRead` (core/sql/first-read.ts):
+ * one round trip where there were two. A read that fails or answers without one takes them before its answer goes
+ * out, and a refusal still wins over its answer.
  */
 export const rateLimit = (): MiddlewareObj<RouteCall> => {
   const pending = new WeakMap<RouteCall, () => Promise<void>>();
