@@ -56,7 +56,7 @@ const impl = implement(route, async (call) => {
   try {
     await enrichment.afterRequest({ appId, postId }, result, call.log);
   } catch (error) {
-    // A retry of this request dispatches again (a pending stage is re-sent); a duplicate job is harmless.
+    // The stages stay pending and the sweep dispatches them; a retry of this request changes nothing and sends no job.
     call.log.error("processing job not dispatched", { appId, postId, error: String(error) });
     throw new DomainError("SERVICE_UNAVAILABLE", "processing could not be queued; retry the request");
   }

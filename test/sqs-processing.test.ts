@@ -2,10 +2,11 @@ import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-
 import type { SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { retryDelaySeconds } from "../core/processing/retry-policy";
-import { acquireLease } from "../core/processing/lease";
+import type { Stage } from "../core/providers/provider-port";
 import { startEnrichmentWorkers } from "../core/runtime/node/enrichment-workers";
 import { stageHandler } from "../core/runtime/jobs/stage-handler";
 import { backends, migratedDatabase } from "./support/databases";
+import { testProviders } from "./support/enrichment-harness";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startSqsEmulator } from "./support/sqs-emulator";
 import { startTestService, type TestService } from "./support/test-service";
@@ -84,14 +85,94 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
     const generations = await rows(`SELECT stage, generation FROM post_stages WHERE rkey = $1 ORDER BY stage`, postId);
     expect(generations.map((r) => Number(r.generation))).toEqual([1, 1]);
   });
+});
+
+/**
+ * A pass held open on a provider the test releases, on a queue whose visibility is 1 s, so its message comes back
+ * while the pass runs; two consumers, as two stage functions would, so the duplicate meets the live lease.
+ */
+describe.each(backends)("SQS dispatch on $name, a pass held open past the queue's receives", (backend) => {
+  let sqs: Awaited<ReturnType<typeof startSqsEmulator>>;
+  let svc: TestService;
+  const workers: ReturnType<typeof startEnrichmentWorkers>[] = [];
+  const gates: Partial<Record<Stage, Promise<void>>> = {};
+  // denoise fails as a store that is down does (not a provider's answer): every attempt must be retried.
+  const providers = testProviders({ gate: gates, changeBytes: false, fail: { denoise: () => new Error("connection refused") } });
+  const sent: string[] = [];
+  const received: { body: string; receiveCount: number }[] = [];
+  beforeAll(async () => {
+    sqs = await startSqsEmulator({ visibilityTimeout: 1 });
+    const send = sqs.client.send.bind(sqs.client) as SQSClient["send"];
+    vi.spyOn(sqs.client, "send").mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+      if (command instanceof SendMessageCommand) sent.push(command.input.MessageBody ?? "");
+      const out = (await (send as (...a: unknown[]) => Promise<unknown>)(command, ...rest)) as { Messages?: { Body?: string; Attributes?: Record<string, string> }[] };
+      if (command instanceof ReceiveMessageCommand && command.input.QueueUrl === sqs.queueUrl) {
+        for (const m of out?.Messages ?? []) received.push({ body: m.Body ?? "", receiveCount: Number(m.Attributes?.ApproximateReceiveCount) });
+      }
+      return out;
+    }) as SQSClient["send"]);
+    svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backend),
+      env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl },
+      enrichment: { sqs: sqs.client, providers: providers.registry },
+    });
+    for (let i = 0; i < 2; i++) workers.push(startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1, retryVisibility: () => 0 }));
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await svc?.close();
+    await sqs?.close();
+  });
+
+  const create = async (actor: string, processing: Record<string, boolean>) => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const res = await svc.post("/api/v1/posts", { actor, json: audioPost(blob, processing) });
+    expect(res.status).toBe(201);
+    return res.json.data.postId as string;
+  };
+  const statuses = async (postId: string) =>
+    Object.fromEntries((await svc.deps.sql.query(`SELECT stage, status, reason FROM post_stages WHERE rkey = $1`, [postId])).map((r) => [r.stage, `${r.status}${r.reason ? ` (${r.reason})` : ""}`]));
+
+  it("a duplicate job that meets the running pass's live lease is done: nothing is dead-lettered, and the held pass settles every stage ready", async () => {
+    let release!: () => void;
+    gates.transcribe = new Promise<void>((resolve) => (release = resolve));
+    const postId = await create("held-1", { transcribe: true, waveform: true });
+    const body = JSON.stringify({ appId: "alpha", postId });
+    await expect.poll(() => providers.count("transcribe"), { timeout: 10_000 }).toBe(1);
+    // The message comes back after its visibility, the other consumer meets the lease and deletes it as done. Before
+    // this rule it was received three times, dead-lettered, and its stages settled failed (dead_letter) under the pass.
+    await expect.poll(() => received.filter((r) => r.body === body).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => sqs.messagesOn(sqs.queueUrl), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => sqs.messagesOn(sqs.deadLetterQueueUrl), { timeout: 15_000 }).toBe(0);
+    expect(await statuses(postId)).toEqual({ transcribe: "pending", waveform: "pending" });
+    expect(providers.count("transcribe")).toBe(1);
+    release();
+    await expect.poll(() => statuses(postId), { timeout: 15_000 }).toEqual({ transcribe: "ready", waveform: "ready" });
+    expect(received.filter((r) => r.body === body).every((r) => r.receiveCount < 3)).toBe(true);
+  });
+
+  it("a PATCH that names only stages already pending changes nothing and sends no job, while the pass holding them runs", async () => {
+    let release!: () => void;
+    gates.transcribe = new Promise<void>((resolve) => (release = resolve));
+    const calls = providers.count("transcribe");
+    const postId = await create("held-2", { transcribe: true, waveform: true });
+    const body = JSON.stringify({ appId: "alpha", postId });
+    await expect.poll(() => providers.count("transcribe"), { timeout: 10_000 }).toBe(calls + 1);
+    const before = await svc.deps.sql.query(`SELECT stage, updated_at, generation FROM post_stages WHERE rkey = $1 ORDER BY stage`, [postId]);
+    const patched = await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "held-2", json: { processing: { transcribe: true, waveform: true } } });
+    expect(patched.status).toBe(202);
+    expect(patched.json.data.processing.transcribe.status).toBe("pending");
+    expect(sent.filter((b) => b === body)).toHaveLength(1);
+    expect(await svc.deps.sql.query(`SELECT stage, updated_at, generation FROM post_stages WHERE rkey = $1 ORDER BY stage`, [postId])).toEqual(before);
+    release();
+    await expect.poll(() => statuses(postId), { timeout: 15_000 }).toEqual({ transcribe: "ready", waveform: "ready" });
+    expect(sent.filter((b) => b === body)).toHaveLength(1);
+  });
 
   it("a job that cannot run is received 3 times, then dead-lettered, and the dead-letter consumer settles it failed (dead_letter)", async () => {
-    const postId = await create("sq-3", {});
-    // Another pass holds the lease for the whole test: every receive must retry.
-    await acquireLease(svc.deps.sql, "alpha", postId, new Date());
-    const patched = await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "sq-3", json: { processing: { waveform: true } } });
-    expect(patched.json.data.processing.waveform.status).toBe("pending");
-    await expect.poll(async () => (await processing(postId)).waveform, { timeout: 20_000, interval: 250 }).toMatchObject({ status: "failed", reason: "dead_letter" });
+    const postId = await create("held-3", { denoise: true });
+    await expect.poll(() => statuses(postId), { timeout: 20_000, interval: 250 }).toEqual({ denoise: "failed (dead_letter)" });
   });
 });
 

@@ -1,6 +1,8 @@
 /**
  * A job the queue gave up on (3 receives, then the dead-letter queue): its pending stages settle `failed` with
- * `dead_letter`, with their events, so nothing stays pending.
+ * `dead_letter`, with their events, so nothing stays pending. Stages that a live lease covers are left to the pass
+ * that holds it (docs/decisions.md#dispatch-and-the-worker): it may still be running them, and the sweep covers it
+ * if it dies.
  */
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
@@ -8,7 +10,10 @@ import type { WebhookEvent } from "../webhooks/webhook-event";
 import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
 
-/** Settles every pending stage of a post (optionally only some stages) failed with `reason`; one statement. */
+/**
+ * Settles every pending stage of a post (optionally only some stages) failed with `reason`, unless a live lease
+ * (at `now`) covers the post; one statement.
+ */
 export const failPendingStages = async (
   sql: Sql,
   job: Job,
@@ -21,6 +26,7 @@ export const failPendingStages = async (
     `WITH failed AS (
        UPDATE post_stages SET status = 'failed', reason = $3, updated_at = $4::timestamptz
         WHERE app_id = $1 AND rkey = $2 AND status = 'pending' AND ($7::text IS NULL OR stage = ANY (string_to_array($7, ',')))
+          AND NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = $1 AND e.rkey = $2 AND e.lease_until > $4::timestamptz)
        RETURNING stage, status
      ), events AS (${outboxInsert("failed", { appId: "$1", rkey: "$2", occurredAt: "$4", claimedUntil: "$5", enabled: "$6" })})
      SELECT (SELECT json_agg(e) FROM events e) AS events`,

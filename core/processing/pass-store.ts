@@ -135,3 +135,9 @@ export const storeWaveform = storeEnrichmentJson<Waveform>("waveform");
 export const storeLoudness = storeEnrichmentJson<Loudness>("loudness");
 
 export type { Transcript };
+
+/** Whether the post has a pending stage: read after a pass let go of its lease, for a stage requested meanwhile. */
+export const hasPendingStage = async (sql: Sql, appId: string, rkey: string): Promise<boolean> => {
+  const [row] = await sql.query(`SELECT EXISTS (SELECT 1 FROM post_stages WHERE app_id = $1 AND rkey = $2 AND status = 'pending') AS pending`, [appId, rkey]);
+  return row?.pending === true;
+};

@@ -53,8 +53,9 @@ export type PatchCheck = { found: false } | { found: true; author: string; hasAu
 
 /**
  * PATCH's write in one statement: the post's author and audio are read, and the stages are written only when
- * `actor` is its author and it has audio. Returns what was found, whether any requested stage is now pending, and
- * the events to deliver.
+ * `actor` is its author and it has audio. Returns what was found, whether this request made a stage pending (one
+ * already pending changes nothing and needs no job: its job is queued or its pass runs it), and the events to
+ * deliver.
  */
 export const requestStagesIfAuthor = async (
   sql: Sql,
@@ -64,14 +65,11 @@ export const requestStagesIfAuthor = async (
   const app = p.add(write.appId);
   const rkey = p.add(write.rkey);
   const actor = p.add(write.actor);
-  const stages = p.add(write.decisions.map((d) => d.stage).join(","));
   const ctes = requestStagesCtes(p, write, `EXISTS (SELECT 1 FROM target WHERE target.author_id = ${actor} AND target.embed_cid IS NOT NULL)`);
   const [row] = await sql.query(
     `WITH target AS (SELECT author_id, embed_cid FROM posts WHERE app_id = ${app} AND rkey = ${rkey}), ${ctes}
      SELECT (SELECT json_build_object('author', author_id, 'hasAudio', embed_cid IS NOT NULL) FROM target) AS post,
-            (SELECT count(*) FROM requested WHERE status = 'pending')
-              + (SELECT count(*) FROM post_stages WHERE app_id = ${app} AND rkey = ${rkey} AND status = 'pending'
-                   AND stage = ANY (string_to_array(${stages}, ','))) AS pending,
+            (SELECT count(*) FROM requested WHERE status = 'pending') AS pending,
             (SELECT json_agg(e) FROM requested_events e) AS events`,
     p.values,
   );

@@ -17,8 +17,12 @@ export const retryPolicy: RetryPolicy = {
   delayMs: (attempt) => Math.min(900_000, 5_000 * 4 ** Math.max(0, attempt - 1)),
 };
 
-/** Whether a job must be delivered again: another pass held the lease, or a stage asked to be retried. */
-export const mustRetry = (outcome: JobOutcome): boolean => outcome.kind !== "done";
+/**
+ * Whether a job must be delivered again: only when a stage asked to be retried (or time ran out). A job that met
+ * another pass's live lease is done, not failed: the holder runs what is pending, and the sweep covers a holder that
+ * dies. Counting it as a failure would dead-letter the duplicate of a long pass and fail that pass's stages.
+ */
+export const mustRetry = (outcome: JobOutcome): boolean => outcome.kind === "retry";
 
 /** The same wait in seconds, as SQS takes a message's visibility timeout. */
 export const retryDelaySeconds = (attempt: number): number => retryPolicy.delayMs(attempt) / 1000;

@@ -5,7 +5,10 @@ import { ProviderError } from "../providers/provider-port";
 import { findPost } from "../posts/post-store";
 import { failPendingStages } from "./dead-letter";
 import { acquireLease, leaseMs, passTimeLimitMs, releaseLease } from "./lease";
+import { hasPendingStage } from "./pass-store";
+import { mustRetry } from "./retry-policy";
 import { runPass } from "./run-pass";
+import { createWorker } from "./worker";
 import { onRequest, canSettle, onBytesChanged } from "./stage-state";
 
 describe("the stage state machine (docs/decisions.md#processing)", () => {
@@ -138,22 +141,25 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect((await h.stages(post.postId)).transcribe).toMatchObject({ status: "ready", generation: 1 });
   });
 
-  it("requesting a settled stage runs it again; requesting a pending one changes nothing", async () => {
+  it("requesting a settled stage runs it again; requesting a pending one changes nothing and asks for no job", async () => {
     const post = await h.createAudioPost({ waveform: true });
-    await h.request(post.postId, { waveform: true });
+    expect((await h.request(post.postId, { waveform: true })).pending).toBe(false);
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "pending", generation: 1 });
     await runPass(h.pass, job(post.postId));
-    await h.request(post.postId, { waveform: true });
+    expect((await h.request(post.postId, { waveform: true })).pending).toBe(true);
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "pending", generation: 2 });
     await runPass(h.pass, job(post.postId));
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "ready", generation: 2 });
   });
 
-  it("a job that finds a live lease is retried later, never dropped", async () => {
+  it("a job that meets another pass's live lease is done, not a failed attempt to retry, and leaves the stages to that pass", async () => {
     const post = await h.createAudioPost({ transcribe: true });
     const held = await acquireLease(h.sql, "alpha", post.postId, new Date());
     expect(held.kind).toBe("leased");
-    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "busy" });
+    const outcome = await runPass(h.pass, job(post.postId));
+    expect(outcome).toEqual({ kind: "busy" });
+    expect(mustRetry(outcome)).toBe(false);
+    expect(mustRetry({ kind: "retry" })).toBe(true);
     expect((await h.stages(post.postId)).transcribe!.status).toBe("pending");
     await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
     expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
@@ -223,6 +229,43 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(await runPass(pass, job(post.postId), { finalAttempt: true })).toEqual({ kind: "done", ran: true });
     states = await h.stages(post.postId);
     expect(states.waveform).toMatchObject({ status: "failed", reason: "provider_error" });
+  });
+
+  it("a dead-letter settle leaves alone the stages a live lease covers; once the lease lapsed it settles them", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const held = await acquireLease(h.sql, "alpha", post.postId, new Date());
+    const lapsed = new Date(Date.now() + leaseMs + 1000);
+    expect(await failPendingStages(h.sql, job(post.postId), "dead_letter", new Date(), true)).toEqual([]);
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    expect((await failPendingStages(h.sql, job(post.postId), "dead_letter", lapsed, true)).map((e) => e.status)).toEqual(["failed"]);
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "dead_letter" });
+    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
+  });
+
+  it("a stage requested after the holder last looked, whose job met the lease, is run by the holder's job before it ends", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const worker = (sql: typeof h.sql) => createWorker({ ...h.pass, sql });
+    let requested = false;
+    // Just before the pass lets go of its lease, the author asks for transcribe and its job meets the lease.
+    const atRelease = new Proxy(h.sql, {
+      get(target, key, receiver) {
+        if (key !== "query") return Reflect.get(target, key, receiver);
+        return async (text: string, params?: unknown[]) => {
+          if (!requested && text.includes("SET lease_token = NULL")) {
+            requested = true;
+            expect((await h.request(post.postId, { transcribe: true })).pending).toBe(true);
+            expect(await worker(h.sql).runJob(job(post.postId), { attempt: 1, maxAttempts: 3 })).toEqual({ kind: "busy" });
+          }
+          return target.query(text, params as never);
+        };
+      },
+    });
+    expect(await worker(atRelease).runJob(job(post.postId), { attempt: 1, maxAttempts: 3 })).toMatchObject({ kind: "done" });
+    expect(requested).toBe(true);
+    const states = await h.stages(post.postId);
+    expect(states.waveform!.status).toBe("ready");
+    expect(states.transcribe!.status).toBe("ready");
+    expect(await hasPendingStage(h.sql, "alpha", post.postId)).toBe(false);
   });
 
   it("a dead-lettered job settles its pending stages failed (dead_letter), with their events", async () => {

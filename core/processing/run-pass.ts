@@ -53,7 +53,7 @@ export interface PassOptions {
 
 /**
  * - `ran`: stages ran (or there was nothing to do: `ran` false);
- * - `busy`: another pass holds the lease; retry later, never drop;
+ * - `busy`: another pass holds the lease and runs what is pending (or lost it to one): the job is done;
  * - `retry`: a provider asked for a retry, or time ran out; retry later.
  */
 export type PassOutcome = { kind: "done"; ran: boolean } | { kind: "busy" } | { kind: "retry" };
@@ -70,7 +70,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
   const lease = await acquireLease(sql, appId, rkey, deps.now());
   if (lease.kind === "no-post") return { kind: "done", ran: false };
   if (lease.kind === "busy") {
-    log.info("processing pass deferred: another pass holds the lease", { appId, postId: rkey });
+    log.info("processing job left to the pass that holds the lease", { appId, postId: rkey });
     return { kind: "busy" };
   }
   const { token } = lease;

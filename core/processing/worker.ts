@@ -6,6 +6,7 @@
  */
 import { runInvocation } from "../invocation/run-invocation";
 import type { Job } from "./job";
+import { hasPendingStage } from "./pass-store";
 import { runPass, type PassDeps, type PassOutcome } from "./run-pass";
 
 export interface JobAttempt {
@@ -18,7 +19,7 @@ export interface JobAttempt {
 
 /**
  * - `done`: the stages ran (`ran`), or there was nothing to do;
- * - `busy`: another pass holds the post's lease;
+ * - `busy`: another pass holds the post's lease, and runs what is pending: this job is done too (retry-policy.ts);
  * - `retry`: a provider asked for a retry, or time ran out.
  */
 export type JobOutcome = PassOutcome;
@@ -28,10 +29,19 @@ export interface Worker {
   runJob(job: Job, attempt: JobAttempt): Promise<JobOutcome>;
 }
 
+/** Passes a job runs again for stages requested while it held the lease. */
+const maxReruns = 2;
+
 export const createWorker = (deps: PassDeps): Worker => ({
   runJob: (job, { attempt, maxAttempts, deadline }) =>
     runInvocation({ name: "run-job", deps: { logger: deps.log, sql: deps.sql }, fields: { ...job, attempt } }, async ({ sql, log, annotate }) => {
-      const outcome = await runPass({ ...deps, sql, log }, job, { finalAttempt: attempt >= maxAttempts, ...(deadline !== undefined && { deadline }) });
+      const options = { finalAttempt: attempt >= maxAttempts, ...(deadline !== undefined && { deadline }) };
+      let outcome = await runPass({ ...deps, sql, log }, job, options);
+      // A stage requested after the pass last looked, whose job met the lease and was done, is this pass's to run:
+      // look once more after letting go (a bounded number of times; the sweep covers the rest).
+      for (let again = 0; outcome.kind === "done" && again < maxReruns && (await hasPendingStage(sql, job.appId, job.postId)); again++) {
+        outcome = await runPass({ ...deps, sql, log }, job, options);
+      }
       annotate({ outcome: outcome.kind });
       return outcome;
     }),

@@ -43,6 +43,7 @@ export const runDeadLetterMessage = (deps: SettleDeps, body: string): Promise<vo
     }
     const { webhooks } = deps.config.processing;
     const events = await failPendingStages(sql, job, "dead_letter", deps.now(), webhooks.has(job.appId));
+    // Stages a live lease covers are left to its pass (dead-letter.ts): `stages` counts those settled here.
     log.warn("processing job dead-lettered", { ...job, stages: events.length });
     await deliverEvents({ sql, webhooks, log, delivery: deps.delivery }, events);
   });
