@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { requiredEnv as base } from "../../test/support/config-env";
 import { parseConfig } from "../config/parse-config";
 import { backends } from "../../test/support/databases";
-import { startEnrichmentHarness } from "../../test/support/enrichment-harness";
+import { startEnrichmentHarness, testProviders } from "../../test/support/enrichment-harness";
+import { ProviderError } from "../providers/provider-port";
 import { dispatchMode } from "./dispatcher";
 import { createInlineDispatcher } from "./inline-dispatcher";
 import { createWorker } from "./worker";
@@ -29,18 +30,25 @@ describe("dispatch mode (docs/decisions.md#dispatch-and-the-worker)", () => {
 });
 
 describe("inline dispatch", () => {
-  it("a pass that meets a live lease is retried in the background, never dropped", async () => {
-    const h = await startEnrichmentHarness(backends[0]!, { env: { SVC_PROCESSING_STUB: "true" } });
+  it("a pass whose provider asks for a retry is retried in the background, never dropped; one that meets a live lease is done", async () => {
+    const providers = testProviders({ fail: { waveform: (call) => (call === 1 ? new ProviderError("retry", "busy upstream") : undefined) } });
+    const h = await startEnrichmentHarness(backends[0]!, { registry: providers.registry });
     try {
       const work = new Set<Promise<unknown>>();
       const dispatcher = createInlineDispatcher(createWorker(h.pass), (p) => work.add(p), { maxAttempts: 4, delayMs: (attempt) => [30, 60, 120][attempt - 1]! });
       const post = await h.createAudioPost({ waveform: true });
-      const lease = await acquireLease(h.sql, "alpha", post.postId, new Date());
       await dispatcher.dispatch(post);
       expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
-      await releaseLease(h.sql, "alpha", post.postId, (lease as { token: string }).token);
       await expect.poll(async () => (await h.stages(post.postId)).waveform!.status, { timeout: 5000 }).toBe("ready");
       await Promise.all(work);
+      expect(providers.count("waveform")).toBe(2);
+
+      const held = await h.createAudioPost({ waveform: true });
+      const lease = await acquireLease(h.sql, "alpha", held.postId, new Date());
+      await dispatcher.dispatch(held);
+      expect(work.size).toBe(1); // no retry scheduled for it: the holder runs the stage
+      expect((await h.stages(held.postId)).waveform!.status).toBe("pending");
+      await releaseLease(h.sql, "alpha", held.postId, (lease as { token: string }).token);
     } finally {
       await h.close();
     }
