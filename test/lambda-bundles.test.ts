@@ -26,8 +26,17 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
   });
 
   // A job's root builds its ports without the HTTP pipeline (core/runtime/lambda/lambda-deps.ts).
-  it.each(["process-queue", "dead-letter", "sweep"])("functions/%s.ts, a job's root, bundles no HTTP pipeline: no core/http/ module", async (file) => {
-    expect((await bundleFunction(file)).inputs.filter((input) => input.includes("core/http/"))).toEqual([]);
+  it.each(["process-queue", "dead-letter", "sweep"])(
+    "functions/%s.ts, a job's root, bundles no HTTP pipeline: no core/http/ module, no idempotency claim, no rate-limit take",
+    async (file) => {
+      const pipeline = /core\/http\/|core\/idempotency\/|core\/rate-limit\/(take-|client-ip)/;
+      expect((await bundleFunction(file)).inputs.filter((input) => pipeline.test(input))).toEqual([]);
+    },
+  );
+
+  it("a route's root does bundle the pipeline that job roots leave out (the pattern above finds it)", async () => {
+    const inputs = (await bundleFunction("get-post")).inputs;
+    for (const module of ["core/http/pipeline.ts", "core/idempotency/claim.ts", "core/rate-limit/take-with-first-query.ts"]) expect(inputs).toContain(module);
   });
 
   // health probes both stores (docs/decisions.md#health-and-reference), with one signed request each.

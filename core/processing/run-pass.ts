@@ -3,7 +3,7 @@
  * pending stages in order (denoise -> trim -> normalize -> transcribe, waveform), each byte-changing stage on the
  * previous output, settle each stage and write its webhook event together, deliver from the outbox, release the lease. A host that
  * lives on hands its deliveries to its background work (`deps.background`), so no request waits on a receiver.
- * Every way into the worker reaches it through `runJob` (run-job.ts). Its providers are the ones it is given, and
+ * Every way into the worker reaches it through `runJob` (worker.ts). Its providers are the ones it is given, and
  * its time is `deps.now()`.
  */
 import type { BlobStore } from "../blobs/blob-store";
