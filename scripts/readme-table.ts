@@ -4,9 +4,9 @@ import { variableScopes } from "../core/config/variable-scopes";
 import { configVariables, type ConfigVariable } from "../core/config/variables";
 
 /**
- * The README's Configuration tables, generated from the variable table: the scopes (what a function reaches), then
- * one line per variable, except that consecutive rows with the same description, requirement, scopes and default
- * share a line. `npm run readme:config` writes them into the README.
+ * The Configuration tables of docs/configuration.md, generated from the variable table: the scopes (what a function
+ * reaches), then one line per variable, except that consecutive rows with the same description, requirement, scopes
+ * and default share a line. `npm run readme:config` writes them into that file.
  */
 export const configurationTable = (rows: readonly ConfigVariable[] = configVariables): string => {
   const cells = (row: ConfigVariable) => ({
@@ -33,19 +33,20 @@ export const configurationTable = (rows: readonly ConfigVariable[] = configVaria
 const scopeHeader = "| Scope | Functions that reach it |";
 const variableHeader = "| Variable | Required | Scopes | Default | Rule |";
 
-export const readmePath = path.resolve(import.meta.dirname, "../README.md");
+/** Where the variable table lives: the reference page on configuration, linked from the README. */
+export const configurationDocPath = path.resolve(import.meta.dirname, "../docs/configuration.md");
 
-/** The README's current Configuration tables: from the scope table's header to the blank line after the variables'. */
-export const readmeConfigurationTable = (readme: string): string => {
+/** A file's current Configuration tables: from the scope table's header to the blank line after the variables'. */
+export const documentedConfigurationTable = (readme: string): string => {
   const start = readme.indexOf(scopeHeader);
   const variables = readme.indexOf(variableHeader, start);
-  if (start < 0 || variables < 0) throw new Error("README.md has no Configuration tables (scopes, then variables)");
+  if (start < 0 || variables < 0) throw new Error("docs/configuration.md has no Configuration tables (scopes, then variables)");
   const end = readme.indexOf("\n\n", variables);
   return readme.slice(start, end < 0 ? undefined : end);
 };
 
 if (process.argv[1] === import.meta.filename) {
-  const readme = await readFile(readmePath, "utf8");
-  await writeFile(readmePath, readme.replace(readmeConfigurationTable(readme), configurationTable()));
-  process.stdout.write("README.md: Configuration table regenerated from core/config/variables.ts\n");
+  const doc = await readFile(configurationDocPath, "utf8");
+  await writeFile(configurationDocPath, doc.replace(documentedConfigurationTable(doc), configurationTable()));
+  process.stdout.write("docs/configuration.md: Configuration table regenerated from core/config/variables.ts\n");
 }

@@ -6,7 +6,7 @@ import type { ProcessingConfig } from "./processing-config";
 import type { RenditionTarget } from "./rendition-target";
 import type { RateLimitPolicies } from "../rate-limit/policies";
 
-/** The deployment's configuration, parsed once from the environment (see parse-config.ts and the README table). */
+/** The deployment's configuration, parsed once from the environment (see parse-config.ts and docs/configuration.md). */
 export type { DatabaseConfig } from "../sql/database-config";
 
 export type BlobConfig = { kind: "fs"; dir: string } | { kind: "s3"; bucket: string };

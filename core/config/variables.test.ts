@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { readVariables } from "./read-variables";
-import { configurationTable, readmeConfigurationTable, readmePath } from "../../scripts/readme-table";
+import { configurationDocPath, configurationTable, documentedConfigurationTable } from "../../scripts/readme-table";
 import { configVariables, type VariableName } from "./variables";
 
 describe("the one variable table", () => {
-  it("the README's Configuration table is exactly the one generated from it, every row both ways (npm run readme:config)", async () => {
-    expect(readmeConfigurationTable(await readFile(readmePath, "utf8"))).toBe(configurationTable());
+  it("docs/configuration.md's Configuration table is exactly the one generated from it, every row both ways (npm run readme:config)", async () => {
+    expect(documentedConfigurationTable(await readFile(configurationDocPath, "utf8"))).toBe(configurationTable());
   });
 
   it("names each variable once", () => {
@@ -14,7 +14,7 @@ describe("the one variable table", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("a default is written once, in its row: an unset variable reads as it, and the README table shows it", () => {
+  it("a default is written once, in its row: an unset variable reads as it, and the documented table shows it", () => {
     const read = readVariables({}, () => undefined);
     const table = configurationTable();
     const defaulted = configVariables.filter((row) => row.default !== undefined);

@@ -17,11 +17,11 @@ import { maxRateLimitCount, rateLimitPolicies, type RateLimitPolicy } from "../r
 /**
  * One row per environment variable: the parser walks this table (a required row that is unset, or a value its
  * `parse` refuses, is a startup error naming it; an unset row with a `default` reads as that default), the startup
- * hints print `rule` and the default, and the README's Configuration table is generated from `required`, `scopes`,
+ * hints print `rule` and the default, and the Configuration table of docs/configuration.md is generated from `required`, `scopes`,
  * `default` and `description` (`npm run readme:config`; a test fails while it differs). A function parses only with
  * its scopes' rows required (a route's Lambda its route's, the Node host all). To add a variable, add a row here
  * (with `parse` when its value has a shape to check, `default` when unset means a value), read it in the parser with
- * `read("NAME")`, and regenerate the README table. Consecutive rows with the same description share a README line.
+ * `read("NAME")`, and regenerate the table. Consecutive rows with the same description share a line of it.
  */
 export interface ConfigVariable<T = unknown> {
   name: string;
@@ -32,15 +32,15 @@ export interface ConfigVariable<T = unknown> {
    * a function, only when the function reaches one of these.
    */
   scopes: readonly VariableScope[];
-  /** A condition the parser checks across rows, as the README's Required column states it ("one of these two"). */
+  /** A condition the parser checks across rows, as the documented table's Required column states it ("one of these two"). */
   requiredWhen?: string;
   /** The rule, in one line, printed under a startup error. */
   rule: string;
-  /** The README's description (Markdown). A default that is a value belongs in `default`, not here. */
+  /** The documented table's description (Markdown). A default that is a value belongs in `default`, not here. */
   description: string;
   /** Turns the trimmed value into its typed value; without it the value is the trimmed string. */
   parse?: VariableParser<T>;
-  /** The value an unset variable reads as, written only here: the parser returns it and the README shows it. */
+  /** The value an unset variable reads as, written only here: the parser returns it and the documented table shows it. */
   default?: T;
 }
 
@@ -254,7 +254,8 @@ const rows = [
     required: false,
     scopes: ["host", "rendition-service"],
     rule: "Address npm start (and npm run rendition) listens on",
-    description: "The address `npm start` and `npm run rendition` listen on (`0.0.0.0`: every interface)",
+    description:
+      "The network address `npm start` and `npm run rendition` bind to, not a name clients use (that is `SVC_PUBLIC_BASE_URL`): `127.0.0.1` takes connections from this machine only, `0.0.0.0` from every interface (a container, another machine)",
     default: "127.0.0.1",
   }),
   row({

@@ -104,7 +104,7 @@ export const startTenantApp = async (options: TenantAppOptions) => {
   await new Promise<void>((resolve) => ("handle" in listen ? server.listen(listen.handle, resolve) : server.listen(listen.port, listen.host ?? "127.0.0.1", resolve)));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://localhost:${port}`,
+    url: `http://${"handle" in listen ? "127.0.0.1" : (listen.host ?? "127.0.0.1")}:${port}`,
     async close() {
       live.close();
       server.closeAllConnections();
