@@ -94,7 +94,7 @@ describe("the README and the reference docs stay true", () => {
   });
 
   it("says how to stop what the walkthrough started and how to reset local data", () => {
-    expect(code).toContain("kill $SERVER");
+    expect(code).toContain("kill -- -$SERVER");
     expect(code).toContain("rm -rf .data");
     expect(readme).toMatch(/resets local data/);
   });
