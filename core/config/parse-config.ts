@@ -71,6 +71,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     dbStatementMs: read("SVC_DB_STATEMENT_TIMEOUT_MS"),
     requestDeadlineMs: read("SVC_REQUEST_DEADLINE_MS"),
     idleMs: read("SVC_IDLE_TIMEOUT_MS"),
+    bodyMinBytesPerSecond: read("SVC_BODY_MIN_BYTES_PER_SECOND"),
+    bodyRateWindowMs: read("SVC_BODY_RATE_WINDOW_MS"),
   };
 
   const tenants = parseTenants(read, log);

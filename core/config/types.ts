@@ -23,6 +23,10 @@ export interface Timeouts {
   requestDeadlineMs: number;
   /** A Node host connection that sends nothing (a stalled upload) is closed after this long. */
   idleMs: number;
+  /** A Node host request body averaging less than this over a window is answered 408 and closed (0: no floor). */
+  bodyMinBytesPerSecond: number;
+  /** The window that average is taken over. */
+  bodyRateWindowMs: number;
 }
 
 export type { LogLevel } from "../observability/logger";

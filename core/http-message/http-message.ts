@@ -16,6 +16,8 @@ export interface HttpRequest {
   body(): Readable;
   /** Whether the client went away before the answer (the Node host knows; a Lambda's client never does). */
   clientClosed?(): boolean;
+  /** Whether the body arrived slower than the host's floor and was cut off (the Node host; answered 408). */
+  bodyTooSlow?(): boolean;
 }
 
 export type HttpBody = string | Uint8Array | Readable;

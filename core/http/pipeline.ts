@@ -1,6 +1,6 @@
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import type { DomainError } from "../domain-error";
+import { type DomainError, validationError } from "../domain-error";
 import type { Deps } from "../deps";
 import { invocationDeadlineMs, withinDeadline } from "../deadline/deadline";
 import { runInvocation } from "../invocation/run-invocation";
@@ -68,7 +68,11 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
       } catch (error) {
         // A client that disconnected mid-body is not an outage: 499 (client closed request) at info, no envelope
         // (nobody is there to read it).
-        if (req.clientClosed?.()) {
+        if (req.bodyTooSlow?.()) {
+          // Not the route's failure but the client's pace: 408, as Node answers a request not received in time.
+          const failure = invocation.failed(validationError("the request body arrived too slowly; send it faster or in one go"));
+          response = { ...errorResponse(failure, requestId), status: requestTimeout };
+        } else if (req.clientClosed?.()) {
           log.info("client closed the request", { reason: error instanceof Error ? error.message : String(error) });
           response = { status: clientClosedRequest, headers: {} };
         } else {
@@ -86,6 +90,8 @@ const toHttpResponse = (outcome: Outcome): HttpResponse =>
   outcome.kind === "raw"
     ? outcome.response
     : { status: outcome.status, headers: { ...outcome.headers, ...jsonHeaders }, body: JSON.stringify(outcome.body) };
+
+const requestTimeout = 408;
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const clientClosedRequest = 499;

@@ -15,22 +15,29 @@ import type { Logger } from "../../observability/logger";
 import { localDidDocument } from "./local-did-document";
 import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
+import { bodyWithRateFloor, type BodyRateFloor } from "./body-rate-floor";
 
 /** Serves every route of the table over plain HTTP, with the same handlers the Lambdas run. */
 export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
   const handlers = new Map(impls.map((impl) => [impl.route, createRouteHandler(impl, deps)]));
   const match = createRouteMatcher(impls.map((impl) => impl.route));
+  const { bodyMinBytesPerSecond, bodyRateWindowMs } = deps.config.timeouts;
+  const floor: BodyRateFloor = { minBytesPerSecond: bodyMinBytesPerSecond, windowMs: bodyRateWindowMs };
+  const noFloor: BodyRateFloor = { ...floor, minBytesPerSecond: 0 };
 
   const serve = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const method = (incoming.method ?? "GET").toUpperCase();
     let response: HttpResponse;
+    let request: HttpRequest | undefined;
     try {
       const target = parseRequestTarget(incoming.url);
       const found = target && match(method, target.pathname);
       if (!target) {
         response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"));
       } else if (found) {
-        response = await handlers.get(found.route)!(toHttpRequest(incoming, target, found.params));
+        // Uploads only: every other body is small and answered 503 at the request deadline anyway.
+        request = toHttpRequest(incoming, target, found.params, found.route.body?.kind === "multipart" ? floor : noFloor);
+        response = await handlers.get(found.route)!(request);
       } else {
         response = localDidDocument(deps.config, method, target.pathname, incoming.headers.host) ?? withRequestId(new DomainError("NOT_FOUND", "no such route"));
       }
@@ -41,7 +48,7 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       response = errorResponse(classifyError(error).failure, requestId);
       response.headers["X-Request-ID"] = requestId;
     }
-    if (!incoming.complete) finishUnreadBody(incoming, response);
+    if (!incoming.complete) finishUnreadBody(incoming, response, request?.bodyTooSlow?.() ?? false);
     await writeResponse(outgoing, response, isHead(method), deps.logger);
   };
 
@@ -84,7 +91,12 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex, deps: D
   );
 };
 
-const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query: URLSearchParams }, params: Record<string, string>): HttpRequest => {
+const toHttpRequest = (
+  incoming: IncomingMessage,
+  url: { pathname: string; query: URLSearchParams },
+  params: Record<string, string>,
+  floor: BodyRateFloor,
+): HttpRequest => {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (value !== undefined) headers[name] = utf8HeaderValue(Array.isArray(value) ? value.join(", ") : value);
@@ -96,7 +108,7 @@ const toHttpRequest = (incoming: IncomingMessage, url: { pathname: string; query
     query: url.query,
     params,
     sourceIp: incoming.socket.remoteAddress ?? "",
-    body: () => incoming,
+    ...bodyWithRateFloor(incoming, floor),
     // The socket closed under a body still arriving: the client disconnected (or the idle timeout cut it off).
     clientClosed: () => incoming.socket.destroyed && !incoming.complete,
   };
@@ -110,9 +122,11 @@ const maxDrainBytes = maxUploadBytes + 1024 * 1024;
  * once would reset it under a client that is still sending, which then never reads the answer. So the rest of the
  * body is read and discarded, and the connection stays usable; a body beyond the upload limit is cut off instead.
  */
-const finishUnreadBody = (incoming: IncomingMessage, response: HttpResponse) => {
+const finishUnreadBody = (incoming: IncomingMessage, response: HttpResponse, tooSlow: boolean) => {
   const declared = Number(incoming.headers["content-length"]);
-  if (incoming.destroyed || (Number.isFinite(declared) && declared > maxDrainBytes)) {
+  // Whatever the route piped the body into is done with it: the rest is drained here, or the connection closed.
+  incoming.unpipe();
+  if (tooSlow || incoming.destroyed || (Number.isFinite(declared) && declared > maxDrainBytes)) {
     response.headers.Connection = "close";
     return;
   }
