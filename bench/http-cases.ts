@@ -146,7 +146,7 @@ export async function runAll(server: Server, floor?: () => Promise<Server>): Pro
   let g = 0;
   const get = () => ({ method: "GET", path: `/api/v1/posts/${ids[g++ % ids.length]}`, headers: authed() });
   const floors: (Result | undefined)[] = [];
-  if (floor && selected("floor get")) {
+  if (floor && (selected("floor get c=1") || selected("floor get c=16"))) {
     const floorServer = await floor();
     try {
       floors.push(await load(floorServer, "floor get c=1", 1, get, 200));

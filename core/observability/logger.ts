@@ -42,20 +42,48 @@ const service = "audio-post-service";
  * level, still go through Powertools. Not for Lambda, where Powertools adds the X-Ray trace id.
  */
 const withPlainInfo = (powertools: Logger): Logger => ({
-  debug: (message, ...extra) => powertools.debug(message, ...extra),
-  warn: (message, ...extra) => powertools.warn(message, ...extra),
-  error: (message, ...extra) => powertools.error(message, ...extra),
+  debug: (message, ...extra) => (flushLines(), powertools.debug(message, ...extra)),
+  warn: (message, ...extra) => (flushLines(), powertools.warn(message, ...extra)),
+  error: (message, ...extra) => (flushLines(), powertools.error(message, ...extra)),
   info(message, ...extra) {
-    if (extra.some((e) => e instanceof Error)) return powertools.info(message, ...extra);
+    if (extra.some((e) => e instanceof Error)) return flushLines(), powertools.info(message, ...extra);
     let text: string;
     try {
       text = JSON.stringify(Object.assign({ level: "INFO", message, timestamp: new Date().toISOString(), service, sampling_rate: 0 }, ...extra));
     } catch {
-      return powertools.info(message, ...extra); // a BigInt or a cycle: Powertools' serialiser copes
+      return flushLines(), powertools.info(message, ...extra); // a BigInt or a cycle: Powertools' serialiser copes
     }
-    process.stdout.write(`${text}\n`);
+    writeLine(`${text}\n`);
   },
 });
+
+/**
+ * The plain info lines of one turn of the event loop go to stdout in one write: a write(2) per request was about a
+ * tenth of a GET's CPU on the Node host under load. Any other line flushes them first, so the order holds, and so
+ * does the process's exit (stdout to a pipe or file is written synchronously).
+ */
+let pendingLines = "";
+let flushScheduled = false;
+let exitHooked = false;
+const flushLines = () => {
+  if (!pendingLines) return;
+  const text = pendingLines;
+  pendingLines = "";
+  process.stdout.write(text);
+};
+const writeLine = (line: string) => {
+  pendingLines += line;
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on("exit", flushLines);
+  }
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(() => {
+    flushScheduled = false;
+    flushLines();
+  });
+};
 
 /**
  * An invocation's logger: every line carries its request id. A plain wrapper rather than a Powertools child logger,
