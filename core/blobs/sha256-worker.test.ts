@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { pcmWav } from "../../test/support/audio-fixtures";
 import { scanAudio } from "../audio/scan-audio";
 import { rawCid } from "./raw-cid";
-import { crashHashWorker, createWorkerHash, workerHashCount } from "./sha256-worker";
+import { crashHashWorker, createWorkerHash, spareHashBuffers, workerHashCount } from "./sha256-worker";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest();
 
@@ -51,6 +51,23 @@ describe("the upload hash worker", () => {
     expect(chunk.length).toBe(1024 * 1024);
     expect(chunk.every((byte) => byte === 7)).toBe(true);
     expect(Buffer.from(await hash.digest())).toEqual(sha256(Buffer.alloc(1024 * 1024, 7)));
+  });
+
+  it("the worker gives each batch's buffer back once hashed, and the next batches are copied into those buffers rather than fresh memory", async () => {
+    const batch = Buffer.alloc(1024 * 1024, 5);
+    const first = createWorkerHash();
+    for (let i = 0; i < 3; i++) first.update([batch]);
+    expect(Buffer.from(await first.digest())).toEqual(sha256(Buffer.concat([batch, batch, batch])));
+    // The buffers come back in their own messages, before the digest's answer.
+    const given = [...spareHashBuffers()];
+    expect(given.length).toBeGreaterThanOrEqual(3);
+    const second = createWorkerHash();
+    const other = Buffer.alloc(1024 * 1024, 6);
+    for (let i = 0; i < 3; i++) second.update([other]);
+    // Taken from the spares: three fewer until the worker gives them back.
+    expect(spareHashBuffers().length).toBe(given.length - 3);
+    expect(Buffer.from(await second.digest())).toEqual(sha256(Buffer.concat([other, other, other])));
+    expect(spareHashBuffers()).toHaveLength(given.length);
   });
 
   it("aborted and refused uploads release their hash in the worker", async () => {
