@@ -1,15 +1,15 @@
 /**
  * Busboy reports a part's MIME type without its parameters (`audio/webm;codecs=opus` becomes `audio/webm`), but the
  * contract compares the part's Content-Type exactly. This tap reads the first part's raw header off the body bytes
- * on their way to busboy, so it has seen the header by the time busboy announces the part.
+ * as they reach busboy (a `data` listener ahead of busboy's, dropped once the header is seen: no stream of its own
+ * for the whole body to pass through), so it has seen the header by the time busboy announces the part.
  */
-import { Transform } from "node:stream";
-
 // Busboy caps part headers at 16 KiB; a preamble beyond this much is not worth scanning.
 const scanLimitBytes = 64 * 1024;
 
 export interface ContentTypeTap {
-  stream: Transform;
+  /** Looks at the body's next chunk; true once it needs no more (the header was seen, or the scan limit passed). */
+  watch(chunk: Buffer): boolean;
   /** The first part's Content-Type header value as sent (trimmed), null when it has none, undefined when not yet seen. */
   contentType(): string | null | undefined;
 }
@@ -40,15 +40,14 @@ export function firstPartContentType(head: Buffer, boundary: string): string | n
 export function tapFirstPartContentType(boundary: string): ContentTypeTap {
   let head: Buffer | undefined = Buffer.alloc(0);
   let found: string | null | undefined;
-  const stream = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (head) {
-        head = Buffer.concat([head, chunk]);
-        found = firstPartContentType(head, boundary);
-        if (found !== undefined || head.length > scanLimitBytes) head = undefined;
-      }
-      callback(null, chunk);
+  return {
+    watch(chunk) {
+      if (!head) return true;
+      head = Buffer.concat([head, chunk]);
+      found = firstPartContentType(head, boundary);
+      if (found !== undefined || head.length > scanLimitBytes) head = undefined;
+      return head === undefined;
     },
-  });
-  return { stream, contentType: () => found };
+    contentType: () => found,
+  };
 }

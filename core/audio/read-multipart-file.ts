@@ -45,11 +45,14 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     let out: PassThrough | undefined;
     let failed = false;
 
+    const watch = (chunk: Buffer) => {
+      if (tap.watch(chunk)) body.off("data", watch);
+    };
     const fail = (error: DomainError) => {
       if (failed) return;
       failed = true;
-      body.unpipe(tap.stream);
-      tap.stream.unpipe(parser);
+      body.off("data", watch);
+      body.unpipe(parser);
       if (out) out.destroy(error);
       else reject(error);
     };
@@ -84,6 +87,8 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       else out.end();
     });
 
-    body.pipe(tap.stream).pipe(parser);
+    // The tap's listener first: it sees each chunk before busboy parses it.
+    body.on("data", watch);
+    body.pipe(parser);
   });
 }
