@@ -60,6 +60,18 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(Object.values(states).map((s) => s.status)).toEqual(["ready", "ready", "ready", "ready", "ready"]);
   });
 
+  it("each stage's log line says how long its provider and its settling took, and the job's line how long the lease took", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = { ...h.pass.log, info: (message: string, fields?: object) => void lines.push({ message, ...fields }) };
+    const post = await h.createAudioPost({ trim: true, waveform: true });
+    const annotated: Record<string, unknown> = {};
+    await runPass({ ...h.pass, log }, job(post.postId), { annotate: (fields) => Object.assign(annotated, fields) });
+    expect(annotated).toEqual({ leaseMs: expect.any(Number) });
+    const settled = lines.filter((l) => l.message === "stage settled" && l.postId === post.postId);
+    expect(settled.map((l) => l.stage)).toEqual(["trim", "waveform"]);
+    for (const line of settled) expect(line).toMatchObject({ providerMs: expect.any(Number), settleMs: expect.any(Number) });
+  });
+
   it("the view describes the processed variant (url, mimeType, size) and the original stays stored", async () => {
     const post = await h.createAudioPost({ trim: true });
     await runPass(h.pass, job(post.postId));

@@ -48,7 +48,8 @@ export interface PassOptions {
   /** Epoch ms by which the pass must stop (a Lambda's remaining time); at most passTimeLimitMs from now. */
   deadline?: number;
   /** The queue will not deliver this job again: a provider's request to retry settles the stage failed instead. */
-  finalAttempt?: boolean;
+  finalAttempt?: boolean;  /** Adds fields to the job's summary line (the lease's time, `leaseMs`). */
+  annotate?: (fields: Record<string, unknown>) => void;
 }
 
 /**
@@ -67,7 +68,9 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
   const { sql, log } = deps;
   const { appId, postId: rkey } = job;
   const deadline = Math.min(options.deadline ?? Infinity, deps.now().getTime() + passTimeLimitMs);
+  const leaseStarted = performance.now();
   const lease = await acquireLease(sql, appId, rkey, deps.now());
+  options.annotate?.({ leaseMs: Math.round(performance.now() - leaseStarted) });
   if (lease.kind === "no-post") return { kind: "done", ran: false };
   if (lease.kind === "busy") {
     log.info("processing job left to the pass that holds the lease", { appId, postId: rkey });
@@ -86,7 +89,10 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
       if (!state || state.pending.length === 0) break;
       const next = stageOrder.map((s) => state.pending.find((p) => p.stage === s)).find((p): p is PendingStage => p !== undefined)!;
       if (deps.now().getTime() > deadline - deadlineMarginMs) return { kind: "retry" };
+      // Where a stage's time goes, on its log line: the provider's call, then the settling transaction.
+      const stageStarted = performance.now();
       const settle = async (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => {
+        const settleStarted = performance.now();
         const events = await sql.transaction(async (tx) => {
           await artifact?.(tx);
           const result = await settleStage(tx, {
@@ -97,7 +103,9 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
           return result.events;
         });
         ran = true;
-        log.info("stage settled", { appId, postId: rkey, stage: next.stage, status, ...(reason && { reason }) });
+        const providerMs = Math.round(settleStarted - stageStarted);
+        const settleMs = Math.round(performance.now() - settleStarted);
+        log.info("stage settled", { appId, postId: rkey, stage: next.stage, status, ...(reason && { reason }), providerMs, settleMs });
         deliver(events);
       };
       const outcome = await runStage({ deps, job, stage: next.stage, audio: state.audio, postCid: state.postCid, token, deadline, finalAttempt: options.finalAttempt === true, settle });

@@ -35,7 +35,7 @@ const maxReruns = 2;
 export const createWorker = (deps: PassDeps): Worker => ({
   runJob: (job, { attempt, maxAttempts, deadline }) =>
     runInvocation({ name: "run-job", deps: { logger: deps.log, sql: deps.sql }, fields: { ...job, attempt } }, async ({ sql, log, annotate }) => {
-      const options = { finalAttempt: attempt >= maxAttempts, ...(deadline !== undefined && { deadline }) };
+      const options = { finalAttempt: attempt >= maxAttempts, annotate, ...(deadline !== undefined && { deadline }) };
       let outcome = await runPass({ ...deps, sql, log }, job, options);
       // A stage requested after the pass last looked, whose job met the lease and was done, is this pass's to run:
       // look once more after letting go (a bounded number of times; the sweep covers the rest).

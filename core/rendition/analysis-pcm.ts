@@ -2,11 +2,11 @@
 import { join } from "node:path";
 import { fetchBlob } from "./blob-files";
 import { analysisPcmOutput, type Pcm, pcmFromBytes } from "./pcm";
-import { type RenditionContext, type RenditionSource, sourceKey } from "./rendition-context";
+import { ffmpegRun, type RenditionContext, type RenditionSource, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
 
 export async function decodeAnalysisPcm(context: RenditionContext, file: string): Promise<Pcm> {
-  return pcmFromBytes(await runFfmpeg(context.ffmpeg, ["-i", file, ...analysisPcmOutput], { collectStdout: true, signal: context.signal }));
+  return pcmFromBytes(await runFfmpeg(context.ffmpeg, ["-i", file, ...analysisPcmOutput], { ...ffmpegRun(context, "decode"), collectStdout: true }));
 }
 
 /** `dir` is the operation's workspace; the source is fetched into it only on a cache miss. */

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { audioOnly, familyEncodings } from "./family-encoding";
 import { analysisPcmOutput, pcmFromBytes } from "./pcm";
-import { type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
+import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { rnnoiseSampleRate, suppressNoise } from "./rnnoise";
 import { runFfmpeg } from "./run-ffmpeg";
 import { withWorkspace } from "./temp-workspace";
@@ -25,7 +25,7 @@ export function denoiseAudio(context: RenditionContext, source: RenditionSource)
     const decoded = await runFfmpeg(
       context.ffmpeg,
       ["-i", input, "-map", "0:a:0", "-ac", "1", "-ar", String(rnnoiseSampleRate), "-f", "f32le", "-c:a", "pcm_f32le", "pipe:1"],
-      { collectStdout: true, signal: context.signal },
+      { ...ffmpegRun(context, "decode-48k"), collectStdout: true },
     );
     const clean = await suppressNoise(float32(decoded));
 
@@ -34,8 +34,8 @@ export function denoiseAudio(context: RenditionContext, source: RenditionSource)
     const raw = ["-f", "f32le", "-ar", String(rnnoiseSampleRate), "-ac", "1", "-i", "pipe:0"];
     const stdout = await runFfmpeg(context.ffmpeg, [...raw, ...audioOnly, ...encoding.args, output, ...analysisPcmOutput], {
       stdin: Readable.from([Buffer.from(clean.buffer, clean.byteOffset, clean.byteLength)]),
+      ...ffmpegRun(context, "denoise-encode"),
       collectStdout: true,
-      signal: context.signal,
     });
     const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
     context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), pcmFromBytes(stdout));

@@ -13,7 +13,7 @@ import { audioOnly, familyEncodings } from "./family-encoding";
 import { limiterCeilingDbtp, meetsTarget, targetLufs, truePeakLimitDbtp } from "./loudness-target";
 import { pcmDurationMs } from "./pcm";
 import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
-import { type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
+import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
 import { withWorkspace } from "./temp-workspace";
 
@@ -94,8 +94,8 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
     for (;;) {
       const file = join(dir, `normalized-${attempts.length}.${encoding.ext}`);
       const filter = gainFilter(plan, before, probe.sampleRate);
-      await runFfmpeg(context.ffmpeg, ["-i", input, ...audioOnly, "-af", filter, ...encoding.args, file], { signal: context.signal });
-      const attempt = { plan, file, probe: await probeLoudness(context, file) };
+      await runFfmpeg(context.ffmpeg, ["-i", input, ...audioOnly, "-af", filter, ...encoding.args, file], ffmpegRun(context, "gain-encode"));
+      const attempt = { plan, file, probe: await probeLoudness(context, file, "measure-output") };
       attempts.unshift(attempt);
       if (meetsTarget(attempt.probe.loudness, probe.channels) || attempts.length === maxAttempts) break;
       plan = nextPlan(attempt, attempts[1], before, target);

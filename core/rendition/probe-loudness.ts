@@ -4,7 +4,7 @@
  */
 import { analysisPcmOutput, type Pcm, pcmDurationMs, pcmFromBytes } from "./pcm";
 import { type LoudnessReport, parseLoudnessReport } from "./loudness-report";
-import type { RenditionContext } from "./rendition-context";
+import { ffmpegRun, type RenditionContext } from "./rendition-context";
 import { FfmpegError, runFfmpegWithLog } from "./run-ffmpeg";
 
 export interface LoudnessProbe extends LoudnessReport {
@@ -22,11 +22,11 @@ const shortestRangeMs = 3500;
 const graph =
   "[0:a:0]asplit[meter][info];[meter]ebur128=peak=true:framelog=verbose,anullsink;[info]atrim=end_sample=1,ashowinfo,anullsink";
 
-export async function probeLoudness(context: Pick<RenditionContext, "ffmpeg" | "signal">, file: string): Promise<LoudnessProbe> {
+export async function probeLoudness(context: Pick<RenditionContext, "ffmpeg" | "signal" | "timings">, file: string, step = "measure"): Promise<LoudnessProbe> {
   const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, ["-i", file, "-filter_complex", graph, ...analysisPcmOutput], {
+    ...ffmpegRun(context, step),
     collectStdout: true,
     logLevel: "info",
-    signal: context.signal,
   });
   const report = parseLoudnessReport(stderr);
   if (!report) throw new FfmpegError("ffmpeg printed no loudness report", stderr.slice(-2000));

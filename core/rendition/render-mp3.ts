@@ -8,7 +8,7 @@ import { renditionKey } from "../blobs/blob-key";
 import { fetchBlob, storeAt } from "./blob-files";
 import { audioOnly, mp3Rendition } from "./family-encoding";
 import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
-import { type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
+import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
 import { withWorkspace } from "./temp-workspace";
 
@@ -23,7 +23,7 @@ export function renderMp3(context: RenditionContext, source: RenditionSource): P
     if (output !== input) args.push(...audioOnly, ...mp3Rendition.args, output);
     if (!pcm) args.push(...analysisPcmOutput);
     if (args.length > 2) {
-      const stdout = await runFfmpeg(context.ffmpeg, args, { collectStdout: !pcm, signal: context.signal });
+      const stdout = await runFfmpeg(context.ffmpeg, args, { ...ffmpegRun(context, pcm ? "mp3-encode" : "mp3-encode+decode"), collectStdout: !pcm });
       if (!pcm) context.pcm.set(key, (pcm = pcmFromBytes(stdout)));
     }
     const stored = await storeAt(context.store, renditionKey(key, "mp3"), output, "audio/mpeg");

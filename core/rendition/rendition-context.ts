@@ -3,6 +3,7 @@ import type { AcceptedMimeType } from "../records/accepted-types";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import type { PcmCache } from "./pcm-cache";
+import type { FfmpegRun, FfmpegTiming } from "./run-ffmpeg";
 
 export interface RenditionContext {
   store: BlobStore;
@@ -10,7 +11,16 @@ export interface RenditionContext {
   ffmpeg: string;
   pcm: PcmCache;
   signal?: AbortSignal;
+  /** The request's ffmpeg runs, for its log line. */
+  timings?: FfmpegTiming[];
 }
+
+/** The options every ffmpeg run of an operation takes from its context: its abort signal, and its timing under `step`. */
+export const ffmpegRun = (context: Pick<RenditionContext, "signal" | "timings">, step: string): FfmpegRun => ({
+  signal: context.signal,
+  timings: context.timings,
+  step,
+});
 
 /** A request body: the blob at `blobs/<appId>/<cid>`, declared as `mimeType`. */
 export interface RenditionSource {

@@ -19,7 +19,15 @@ const token = "rendition-test-token-0000000000000000000000";
 const logger = createLogger("silent");
 /** What the service logged at error level (ffmpeg's stderr goes here, never into an answer). */
 const errorLines: { message: string; extra: unknown[] }[] = [];
-const capturing = { ...logger, debug() {}, info() {}, warn() {}, error: (message: string, ...extra: unknown[]) => void errorLines.push({ message, extra }) };
+/** What it logged at info level: one line per request. */
+const infoLines: { message: string; extra: unknown[] }[] = [];
+const capturing = {
+  ...logger,
+  debug() {},
+  info: (message: string, ...extra: unknown[]) => void infoLines.push({ message, extra }),
+  warn() {},
+  error: (message: string, ...extra: unknown[]) => void errorLines.push({ message, extra }),
+};
 const appId = "demo";
 
 let dir: string;
@@ -116,6 +124,22 @@ describe("rendition service errors", () => {
     const logged = errorLines.find((l) => l.message === "ffmpeg failed" && JSON.stringify(l.extra).includes(cid));
     expect(JSON.stringify(logged?.extra)).toMatch(/"stderr":"[^"]+/);
     expect(JSON.stringify(body)).not.toContain("Invalid data");
+  });
+});
+
+describe("the request's log line", () => {
+  it("names the source and output blobs and each ffmpeg run of the request with its time, so a slow request says where its time went", async () => {
+    const cid = await put(await makeClip("audio/webm", { noise: true, seed: 7 }));
+    const { status, body } = await call("/v1/trim", { appId, cid, mimeType: "audio/webm" });
+    expect(status).toBe(200);
+    const line = infoLines.map((l) => Object.assign({}, ...l.extra) as Record<string, unknown>).find((f) => f.path === "/v1/trim" && f.cid === cid);
+    expect(line).toMatchObject({ status: 200, appId, cid, outputCid: body.data.cid });
+    expect(line!.ffmpeg).toEqual([
+      { step: "decode", ms: expect.any(Number) },
+      { step: "trim-encode", ms: expect.any(Number) },
+    ]);
+    const ffmpegMs = (line!.ffmpeg as { ms: number }[]).reduce((sum, run) => sum + run.ms, 0);
+    expect(ffmpegMs).toBeLessThanOrEqual(line!.durationMs as number);
   });
 });
 

@@ -12,7 +12,7 @@ import { normalizeAudio } from "./normalize-audio";
 import { renderMp3 } from "./render-mp3";
 import type { RenditionContext, RenditionSource } from "./rendition-context";
 import { parseRenditionRequest, type RequestIssue } from "./rendition-request";
-import { FfmpegError } from "./run-ffmpeg";
+import { FfmpegError, type FfmpegTiming } from "./run-ffmpeg";
 import { trimAudio } from "./trim-audio";
 import { waveformAudio } from "./waveform-audio";
 
@@ -54,11 +54,12 @@ export function createRenditionService({ context, token, logger }: RenditionServ
   // Identical concurrent requests (two playback misses for one rendition) share one run.
   const inflight = new Map<string, Promise<unknown>>();
 
-  const run = (path: keyof typeof operations, source: RenditionSource) => {
+  // A request that joins a run already going records no ffmpeg runs of its own: the first one's line has them.
+  const run = (path: keyof typeof operations, source: RenditionSource, timings: FfmpegTiming[]) => {
     const key = `${path} ${source.appId}/${source.cid} ${source.mimeType}`;
     let running = inflight.get(key);
     if (!running) {
-      running = operations[path](context, source).finally(() => inflight.delete(key));
+      running = operations[path]({ ...context, timings }, source).finally(() => inflight.delete(key));
       inflight.set(key, running);
     }
     return running;
@@ -69,8 +70,19 @@ export function createRenditionService({ context, token, logger }: RenditionServ
     const presentedId = request.headers["x-request-id"];
     const requestId = presentedId && uuid.test(presentedId) ? presentedId : randomUUID();
     const log = invocationLogger(logger, requestId);
+    const timings: FfmpegTiming[] = [];
+    let source: RenditionSource | undefined;
+    let output: unknown;
     const answer = (status: number, body: object): RenditionHttpResponse => {
-      log.info("rendition request", { method: request.method, path: request.path, status, durationMs: Date.now() - started });
+      log.info("rendition request", {
+        method: request.method,
+        path: request.path,
+        status,
+        durationMs: Date.now() - started,
+        ...(source && { appId: source.appId, cid: source.cid }),
+        ...(typeof output === "string" && { outputCid: output }),
+        ...(timings.length > 0 && { ffmpeg: timings }),
+      });
       return { status, headers: { "Content-Type": "application/json", "X-Request-ID": requestId }, body: JSON.stringify(body) };
     };
     const fail = (status: number, code: string, message: string, issues?: RequestIssue[]) =>
@@ -86,8 +98,11 @@ export function createRenditionService({ context, token, logger }: RenditionServ
     const parsed = parseRenditionRequest(request.body);
     if (!parsed.ok) return fail(400, "VALIDATION_ERROR", "invalid request body", parsed.issues);
 
+    source = parsed.source;
     try {
-      return answer(200, { success: true, data: await run(path, parsed.source) });
+      const data = await run(path, parsed.source, timings);
+      output = (data as { cid?: unknown }).cid;
+      return answer(200, { success: true, data });
     } catch (error) {
       if (error instanceof SourceMissingError) return fail(404, "NOT_FOUND", "source blob not found");
       if (error instanceof FfmpegError) {

@@ -24,6 +24,15 @@ export interface FfmpegRun {
   signal?: AbortSignal;
   /** `info` lets filters print their summaries (ebur128); the default `error` keeps stderr to what went wrong. */
   logLevel?: "error" | "info";
+  /** Where the run's wall time is recorded, under `step`: the request's log line says where its time went. */
+  timings?: FfmpegTiming[];
+  step?: string;
+}
+
+/** One ffmpeg run of a request: what it did and how long it took (wall clock, ms). */
+export interface FfmpegTiming {
+  step: string;
+  ms: number;
 }
 
 // The last 64 KiB of stderr: enough to explain a failure, and where filters print their summaries at the end.
@@ -36,6 +45,8 @@ export async function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegR
 
 /** runFfmpeg, answering stderr too (its last 64 KiB) for a filter's report. */
 export function runFfmpegWithLog(ffmpeg: string, args: string[], options: FfmpegRun = {}): Promise<{ stdout: Buffer; stderr: string }> {
+  const started = performance.now();
+  const record = () => options.timings?.push({ step: options.step ?? "ffmpeg", ms: Math.round(performance.now() - started) });
   return new Promise((resolve, reject) => {
     const quiet = ["-hide_banner", "-nostats", ...(options.stdin ? [] : ["-nostdin"]), "-loglevel", options.logLevel ?? "error"];
     const child = spawn(ffmpeg, [...quiet, ...args], {
@@ -58,6 +69,7 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
     }
     child.on("error", (error) => reject(new FfmpegError(`ffmpeg could not run: ${error.message}`, stderr)));
     child.on("close", (code, signal) => {
+      record();
       if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
       else reject(new FfmpegError(`ffmpeg exited with ${code ?? signal}`, stderr.trim()));
     });

@@ -9,7 +9,7 @@ import { decodeAnalysisPcm } from "./analysis-pcm";
 import { audioOnly, familyEncodings } from "./family-encoding";
 import { pcmDurationMs, slicePcm } from "./pcm";
 import type { RenditionContext, RenditionOutput, RenditionSource } from "./rendition-context";
-import { sourceKey } from "./rendition-context";
+import { ffmpegRun, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
 import { speechBounds } from "./speech-bounds";
 import { withWorkspace } from "./temp-workspace";
@@ -29,9 +29,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     const encoding = familyEncodings[source.mimeType];
     const output = join(dir, `trimmed.${encoding.ext}`);
     // Output-side -ss/-to cut at the exact sample (decode and discard), which input seeking does not promise.
-    await runFfmpeg(context.ffmpeg, ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs), ...audioOnly, ...encoding.args, output], {
-      signal: context.signal,
-    });
+    await runFfmpeg(context.ffmpeg, ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs), ...audioOnly, ...encoding.args, output], ffmpegRun(context, "trim-encode"));
     const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
     // The trimmed clip's analysis PCM is a slice of the source's: the waveform that follows needs no decode.
     context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), slicePcm(pcm, bounds.startMs, bounds.endMs));

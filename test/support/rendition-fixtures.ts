@@ -27,9 +27,11 @@ export interface ClipRecipe {
   /** White noise at -40 dBFS RMS under everything. */
   noise?: boolean;
   sampleRate?: number;
+  /** The noise's seed: clips that differ only in it are different bytes (distinct CIDs). */
+  seed?: number;
 }
 
-export function clipFilter({ lead = 1, tone = 2, tail = 1, noise = false, sampleRate = 48000 }: ClipRecipe = {}): string {
+export function clipFilter({ lead = 1, tone = 2, tail = 1, noise = false, sampleRate = 48000, seed }: ClipRecipe = {}): string {
   const r = sampleRate;
   const parts: string[] = [];
   const labels: string[] = [];
@@ -45,7 +47,7 @@ export function clipFilter({ lead = 1, tone = 2, tail = 1, noise = false, sample
   const total = lead + tone + tail;
   let graph = `${parts.join(";")};${labels.join("")}concat=n=${labels.length}:v=0:a=1`;
   // amix halves each of its two inputs; the volume filter puts them back at their own levels.
-  if (noise) graph += `[s];anoisesrc=r=${r}:a=${noiseAmplitude}:d=${total}[n];[s][n]amix=inputs=2:duration=first,volume=2`;
+  if (noise) graph += `[s];anoisesrc=r=${r}:a=${noiseAmplitude}:d=${total}${seed === undefined ? "" : `:seed=${seed}`}[n];[s][n]amix=inputs=2:duration=first,volume=2`;
   return graph;
 }
 
