@@ -7,17 +7,17 @@ import type { Sql } from "../sql/port";
 import { retryAfterSeconds } from "./rate-limit-headers";
 import { takeRateLimits, type RateLimitRequest } from "./take-rate-limits";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const sleepUntil = (t: number) => sleep(Math.max(0, t - Date.now()));
+/** The request's time, as the service passes deps.now(): a test moves it instead of sleeping through a window. */
+const clock = (start = Date.now()) => (ms = 0) => new Date(start + ms);
 const limiter = (limit: number, windowMs: number, name = "actor"): RateLimitRequest => ({
   name,
   key: `${name}:${randomUUID()}`,
   limit,
   windowMs,
 });
-const takeMany = async (sql: Sql, hits: RateLimitRequest[], n: number) => {
+const takeMany = async (sql: Sql, hits: RateLimitRequest[], n: number, now = new Date()) => {
   const allowed: boolean[] = [];
-  for (let i = 0; i < n; i++) allowed.push((await takeRateLimits(sql, hits)).allowed);
+  for (let i = 0; i < n; i++) allowed.push((await takeRateLimits(sql, hits, now)).allowed);
   return allowed;
 };
 
@@ -38,34 +38,34 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
   it("remaining counts down with each admitted request", async () => {
     const hit = limiter(3, 60_000);
     const remaining = [];
-    for (let i = 0; i < 4; i++) remaining.push((await takeRateLimits(db, [hit])).results[0]!.remaining);
+    for (let i = 0; i < 4; i++) remaining.push((await takeRateLimits(db, [hit], new Date())).results[0]!.remaining);
     expect(remaining).toEqual([2, 1, 0, 0]);
   });
 
   it("taking a request's limiters costs exactly one SQL statement", async () => {
     const counted = countStatements(db);
-    await takeRateLimits(counted, [limiter(10, 60_000, "actor"), limiter(100, 60_000, "ip")]);
+    await takeRateLimits(counted, [limiter(10, 60_000, "actor"), limiter(100, 60_000, "ip")], new Date());
     expect(counted.count).toBe(1);
   });
 
-  it("the window slides: a slot comes back when its hit leaves the window, one at a time", async () => {
+  it("the window slides on the request's clock: a slot comes back when its hit leaves the window, one at a time", async () => {
     const W = 1_000;
+    const at = clock();
     const hit = limiter(2, W);
-    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
-    const firstBy = Date.now(); // the first hit was recorded no later than this
-    await sleep(W / 2);
-    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
-    expect((await takeRateLimits(db, [hit])).allowed).toBe(false);
+    expect((await takeRateLimits(db, [hit], at(0))).allowed).toBe(true);
+    expect((await takeRateLimits(db, [hit], at(W / 2))).allowed).toBe(true);
+    expect((await takeRateLimits(db, [hit], at(W / 2))).allowed).toBe(false);
+    // Still inside the first hit's window: nothing is back.
+    expect((await takeRateLimits(db, [hit], at(W - 1))).allowed).toBe(false);
     // The first hit has left the window, the second has not: exactly one slot is back.
-    await sleepUntil(firstBy + W + 100);
-    expect(await takeMany(db, [hit], 2)).toEqual([true, false]);
+    expect(await takeMany(db, [hit], 2, at(W + 1))).toEqual([true, false]);
   });
 
   it("Retry-After is positive and never longer than the window", async () => {
     const W = 5_000;
     const hit = limiter(2, W);
     await takeMany(db, [hit], 2);
-    const denied = await takeRateLimits(db, [hit]);
+    const denied = await takeRateLimits(db, [hit], new Date());
     expect(denied.allowed).toBe(false);
     const r = denied.results[0]!;
     expect(r.resetMs).toBeGreaterThan(0);
@@ -76,21 +76,21 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
 
   it("Retry-After is when the request would be admitted again", async () => {
     const W = 1_500;
+    const at = clock();
     const hit = limiter(1, W);
-    await takeRateLimits(db, [hit]);
-    const denied = await takeRateLimits(db, [hit]);
+    await takeRateLimits(db, [hit], at(0));
+    const denied = await takeRateLimits(db, [hit], at(100));
     const resetMs = denied.results[0]!.resetMs;
-    await sleep(Math.max(0, resetMs - 400));
-    expect((await takeRateLimits(db, [hit])).allowed).toBe(false);
-    await sleep(600);
-    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
+    expect(resetMs).toBe(W - 100);
+    expect((await takeRateLimits(db, [hit], at(100 + resetMs - 1))).allowed).toBe(false);
+    expect((await takeRateLimits(db, [hit], at(100 + resetMs))).allowed).toBe(true);
   });
 
   it("the actor and IP limiters apply together and a denial by either denies the request", async () => {
     const actor = limiter(2, 60_000, "actor");
     const ip = limiter(3, 60_000, "ip");
     expect(await takeMany(db, [actor, ip], 3)).toEqual([true, true, false]);
-    const byActor = await takeRateLimits(db, [actor, ip]);
+    const byActor = await takeRateLimits(db, [actor, ip], new Date());
     expect(byActor.results.map((r) => [r.name, r.allowed])).toEqual([
       ["actor", false],
       ["ip", true],
@@ -98,7 +98,7 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     // Another actor behind the same address uses the last IP slot, then the IP limiter denies it.
     const other = limiter(10, 60_000, "actor");
     expect(await takeMany(db, [other, ip], 2)).toEqual([true, false]);
-    const byIp = await takeRateLimits(db, [other, ip]);
+    const byIp = await takeRateLimits(db, [other, ip], new Date());
     expect(byIp.results.find((r) => r.name === "ip")!.allowed).toBe(false);
     expect(byIp.results.find((r) => r.name === "actor")!.allowed).toBe(true);
   });
@@ -107,7 +107,7 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     const actor = limiter(1, 60_000, "actor");
     const ip = limiter(5, 60_000, "ip");
     await takeMany(db, [actor, ip], 4); // one admitted, three denied by the actor limiter
-    const ipAlone = await takeRateLimits(db, [ip]);
+    const ipAlone = await takeRateLimits(db, [ip], new Date());
     expect(ipAlone.results[0]!.remaining).toBe(3);
   });
 
@@ -115,7 +115,7 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     const actor = limiter(2, 60_000, "actor");
     const ip = limiter(5, 60_000, "ip");
     await takeMany(db, [actor, ip], 2);
-    const refused = await takeRateLimits(db, [actor, ip]);
+    const refused = await takeRateLimits(db, [actor, ip], new Date());
     expect(refused.results.map((r) => [r.name, r.allowed, r.remaining])).toEqual([
       ["actor", false, 0],
       ["ip", true, 3],
@@ -136,7 +136,7 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
 
   it("50 parallel takes against a limit of 10 admit exactly 10", async () => {
     const hit = limiter(10, 60_000);
-    const outcomes = await Promise.all(Array.from({ length: 50 }, () => takeRateLimits(db, [hit])));
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => takeRateLimits(db, [hit], new Date())));
     expect(outcomes.filter((o) => o.allowed)).toHaveLength(10);
   });
 
@@ -146,20 +146,17 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     const W = 1_000;
     const hit = limiter(5, W);
     const boundary = Math.ceil((Date.now() + 400) / W) * W;
-    await sleepUntil(boundary - 200);
-    const filledAt = Date.now();
-    expect(await takeMany(db, [hit], 5)).toEqual([true, true, true, true, true]);
-    await sleepUntil(boundary + 150);
-    expect(await takeMany(db, [hit], 5)).toEqual([false, false, false, false, false]);
-    await sleepUntil(filledAt + W + 300);
-    expect((await takeRateLimits(db, [hit])).allowed).toBe(true);
+    const at = clock(boundary);
+    expect(await takeMany(db, [hit], 5, at(-200))).toEqual([true, true, true, true, true]);
+    expect(await takeMany(db, [hit], 5, at(150))).toEqual([false, false, false, false, false]);
+    expect((await takeRateLimits(db, [hit], at(-200 + W + 1))).allowed).toBe(true);
   });
 
   it("rows whose every hit has left the window are pruned", async () => {
+    const at = clock();
     const hit = limiter(3, 200);
-    await takeRateLimits(db, [hit]);
-    await sleep(300);
-    await db.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
+    await takeRateLimits(db, [hit], at(0));
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, $2::timestamptz, 1.0)", [JSON.stringify([]), at(300)]);
     expect(await db.query("SELECT key FROM rate_limit_hits WHERE key = $1", [hit.key])).toEqual([]);
   });
 
@@ -176,7 +173,7 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
         "SELECT seq_scan AS seq, idx_scan AS idx FROM pg_stat_xact_user_tables WHERE relname = 'rate_limit_hits'",
       );
       const [before] = await count();
-      await tx.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
+      await tx.query("SELECT count(*) FROM rate_limit_take($1::json, $2::timestamptz, 1.0)", [JSON.stringify([]), new Date()]);
       const [after] = await count();
       return { seq: after!.seq - before!.seq, idx: after!.idx - before!.idx };
     });
@@ -184,10 +181,18 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     expect(scans.idx).toBeGreaterThan(0);
   });
 
+  it("the one-argument form, for code deployed before the clock was passed, still takes, on the database's clock", async () => {
+    const hit = limiter(1, 60_000);
+    const take = () => db.query<{ allowed: boolean }>("SELECT allowed FROM rate_limit_take($1::json)", [JSON.stringify([{ key: hit.key, lim: 1, win: 60_000 }])]);
+    expect((await take()).map((row) => row.allowed)).toEqual([true]);
+    expect((await takeRateLimits(db, [hit], new Date())).allowed).toBe(false);
+    expect((await take()).map((row) => row.allowed)).toEqual([false]);
+  });
+
   it("a live row is not pruned", async () => {
     const hit = limiter(3, 60_000);
-    await takeRateLimits(db, [hit]);
-    await db.query("SELECT count(*) FROM rate_limit_take($1::json, 1.0)", [JSON.stringify([])]);
+    await takeRateLimits(db, [hit], new Date());
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, $2::timestamptz, 1.0)", [JSON.stringify([]), new Date()]);
     expect(await db.query("SELECT key FROM rate_limit_hits WHERE key = $1", [hit.key])).toHaveLength(1);
   });
 });
@@ -199,7 +204,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("rate limits shared by processes
     const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
     try {
       const hit = limiter(10, 60_000);
-      const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => takeRateLimits(i % 2 ? a : b, [hit])));
+      const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => takeRateLimits(i % 2 ? a : b, [hit], new Date())));
       expect(outcomes.filter((o) => o.allowed)).toHaveLength(10);
       const [row] = await db.query<{ n: number }>("SELECT cardinality(hits) AS n FROM rate_limit_hits WHERE key = $1", [
         hit.key,
@@ -219,7 +224,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("rate limits shared by processes
       const actor = limiter(1_000, 60_000, "actor");
       const ip = limiter(1_000, 60_000, "ip");
       const outcomes = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => (i % 2 ? takeRateLimits(a, [actor, ip]) : takeRateLimits(b, [ip, actor]))),
+        Array.from({ length: 60 }, (_, i) => (i % 2 ? takeRateLimits(a, [actor, ip], new Date()) : takeRateLimits(b, [ip, actor], new Date()))),
       );
       expect(outcomes.every((o) => o.allowed)).toBe(true);
     } finally {

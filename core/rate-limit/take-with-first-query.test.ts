@@ -23,7 +23,7 @@ describe.each(backends)("a read route's first read on $name", (backend) => {
   const folding = (hits: RateLimitRequest[]) => {
     const outcomes: RateLimitOutcome[] = [];
     const counted = countStatements(db);
-    const deferred = takeWithFirstQuery(counted, hits, (outcome) => {
+    const deferred = takeWithFirstQuery(counted, hits, new Date(), (outcome) => {
       outcomes.push(outcome);
       if (!outcome.allowed) throw new DomainError("RATE_LIMITED", "rate limit exceeded");
     });

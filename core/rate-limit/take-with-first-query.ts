@@ -18,7 +18,7 @@ export interface TakeWithFirstQuery {
  * read's own order.
  */
 const withTake = (read: OrderedRead) => `WITH svc_rate_limit AS (
-  SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($${read.params.length + 1}::json)
+  SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($${read.params.length + 1}::json, $${read.params.length + 2}::timestamptz)
 )
 SELECT (SELECT json_agg(svc_rate_limit) FROM svc_rate_limit) AS svc_rate_limit, svc_read.*
   FROM (SELECT 1) AS svc_one
@@ -33,9 +33,14 @@ SELECT (SELECT json_agg(svc_rate_limit) FROM svc_rate_limit) AS svc_rate_limit, 
  * it is known and throws to refuse the request (the read then rejects with that error, before it sees a row). Any
  * other query, a transaction, or a read after the first waits for the take instead.
  */
-export const takeWithFirstQuery = (sql: CountedSql, hits: readonly RateLimitRequest[], admit: (outcome: RateLimitOutcome) => void): TakeWithFirstQuery => {
+export const takeWithFirstQuery = (
+  sql: CountedSql,
+  hits: readonly RateLimitRequest[],
+  now: Date,
+  admit: (outcome: RateLimitOutcome) => void,
+): TakeWithFirstQuery => {
   let taken: Promise<void> | undefined;
-  const take = () => (taken ??= takeRateLimits(sql, hits).then(admit));
+  const take = () => (taken ??= takeRateLimits(sql, hits, now).then(admit));
   const query = async <Row>(text: string, params: readonly SqlValue[] = []): Promise<Row[]> => {
     await take();
     return sql.query<Row>(text, params);
@@ -50,7 +55,7 @@ export const takeWithFirstQuery = (sql: CountedSql, hits: readonly RateLimitRequ
         await take();
         return sql.query<Row>(orderedText(read), read.params);
       }
-      const combined = sql.query<Record<string, unknown>>(withTake(read), [...read.params, limitersArgument(hits)]);
+      const combined = sql.query<Record<string, unknown>>(withTake(read), [...read.params, limitersArgument(hits), now]);
       taken = combined.then((rows) => admit(rateLimitOutcome(hits, rows[0]!.svc_rate_limit as TakeRow[])));
       await taken;
       const rows = await combined;

@@ -9,6 +9,7 @@ import rateLimitsUnlogged from "../../migrations/0007_rate_limits_unlogged.sql";
 import rateLimitTakeOneWrite from "../../migrations/0008_rate_limit_take_one_write.sql";
 import stageNames from "../../migrations/0009_stage_names.sql";
 import loudness from "../../migrations/0010_loudness.sql";
+import rateLimitTakeClock from "../../migrations/0012_rate_limit_take_clock.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -25,4 +26,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0008_rate_limit_take_one_write.sql", sql: rateLimitTakeOneWrite },
   { name: "0009_stage_names.sql", sql: stageNames },
   { name: "0010_loudness.sql", sql: loudness },
+  { name: "0012_rate_limit_take_clock.sql", sql: rateLimitTakeClock },
 ];

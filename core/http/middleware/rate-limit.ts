@@ -42,10 +42,10 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
         if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(cls, results));
       };
       if (cls !== "read") {
-        admit(await takeRateLimits(call.sql, hits));
+        admit(await takeRateLimits(call.sql, hits, call.deps.now()));
         return;
       }
-      const deferred = takeWithFirstQuery(call.sql, hits, admit);
+      const deferred = takeWithFirstQuery(call.sql, hits, call.deps.now(), admit);
       call.sql = deferred.sql;
       pending.set(call, deferred.take);
     },
