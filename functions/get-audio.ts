@@ -12,7 +12,7 @@ export const route = defineRoute({
   file: "get-audio",
   method: "GET",
   path: "/api/v1/audio",
-  summary: "Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3",
+  summary: "Play audio",
   auth: "anonymous",
   rateLimit: "read",
   uses: ["sql", "blobs", "renditions"],
@@ -28,7 +28,7 @@ export const route = defineRoute({
   },
   errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
   description:
-    "Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: \"<cid>\"` (`\"<cid>.mp3\"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.",
+    "By signed capability URL, anonymous: byte ranges on the file store, a redirect on S3. Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: \"<cid>\"` (`\"<cid>.mp3\"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.",
 });
 
 /** Anonymous playback by capability: only a signed, unexpired `blobs/` address resolves. */

@@ -13,7 +13,7 @@ export const route = defineRoute({
   file: "get-post",
   method: "GET",
   path: "/api/v1/posts/{postId}",
-  summary: "One post, projected for the viewer (viewer-less without an acting actor)",
+  summary: "Get a post",
   auth: "viewer",
   rateLimit: "read",
   uses: ["sql"],
@@ -22,7 +22,7 @@ export const route = defineRoute({
   params: postIdParamsSchema,
   response: postViewSchema,
   errors: ["NOT_FOUND"],
-  description: "`embed.waveform` is at full resolution (BBC audiowaveform v2, about 20 points a second); list items carry an overview of at most 256 points.",
+  description: "One post, projected for the viewer (viewer-less, with no `viewer` object, without an acting actor). `embed.waveform` is at full resolution (BBC audiowaveform v2, about 20 points a second); list items carry an overview of at most 256 points.",
 });
 
 const impl = implement(route, async (call) => {

@@ -13,7 +13,7 @@ export const route = defineRoute({
   file: "list-posts",
   method: "GET",
   path: "/api/v1/posts",
-  summary: "The viewer's own posts, or with `rootAuthor` the replies in threads that author started",
+  summary: "List posts",
   auth: "viewer",
   rateLimit: "read",
   uses: ["sql"],
@@ -23,7 +23,7 @@ export const route = defineRoute({
   response: pageSchema(postViewSchema),
   errors: ["VALIDATION_ERROR", "ACTING_ACTOR_REQUIRED"],
   description:
-    "Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).",
+    "The viewer's own posts (`kind` narrows them to prompts or replies), or with `rootAuthor` the replies in threads that author started, newest first. Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).",
 });
 
 /** Without `rootAuthor`: the viewer's own posts (needs the acting actor). With it: replies in that author's threads. */

@@ -14,7 +14,7 @@ export const route = defineRoute({
   file: "list-replies",
   method: "GET",
   path: "/api/v1/posts/{postId}/replies",
-  summary: "The direct replies of a post, oldest first",
+  summary: "List replies",
   auth: "viewer",
   rateLimit: "read",
   uses: ["sql"],
@@ -25,7 +25,7 @@ export const route = defineRoute({
   response: pageSchema(postViewSchema),
   errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   description:
-    "Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).",
+    "The direct replies of a post, oldest first. Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).",
 });
 
 /** The thread under one post: its direct replies, oldest first. */

@@ -8,7 +8,8 @@ export const route = defineRoute({
   file: "reference",
   method: "GET",
   path: "/api/reference",
-  summary: "Per-endpoint reference generated from the OpenAPI description",
+  summary: "API reference page",
+  description: "This reference, generated from the OpenAPI description and served by the service itself (no CDN).",
   auth: "public",
   rateLimit: null,
   uses: [],
@@ -23,14 +24,21 @@ const page = `<!doctype html>
     <title>Audio post service: API reference</title>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="icon" href="data:," />
   </head>
   <body>
     <div id="app"></div>
     <script src="${referenceScript.path}"></script>
     <script>
+      // "Test Request" goes to the server that served this page, under whatever name it was opened by (127.0.0.1,
+      // localhost, a proxy's name), so the browser never makes it a cross-origin call (the API sends no CORS headers).
+      // The page is at <base>/api/reference, so <base> is two levels up; the description keeps the configured URL.
+      const base = new URL("..", location.href).href.replace(/\\/$/, "");
       // Offline and self-contained: no web fonts, no hosted AI agent, MCP generator, telemetry or developer toolbar.
       Scalar.createApiReference("#app", {
-        url: "${openapi.path}",
+        url: base + "${openapi.path}",
+        servers: [{ url: base, description: "The server that served this page" }],
+        authentication: { preferredSecurityScheme: "serviceToken" },
         withDefaultFonts: false,
         hideClientButton: true,
         agent: { disabled: true },

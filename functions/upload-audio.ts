@@ -13,7 +13,7 @@ export const route = defineRoute({
   file: "upload-audio",
   method: "POST",
   path: "/api/v1/audio/upload",
-  summary: "Upload audio (multipart/form-data, one field `file`, at most 25 MiB); stored by content address",
+  summary: "Upload audio",
   auth: "actor",
   rateLimit: "upload",
   uses: ["sql", "blobs"],
@@ -21,7 +21,7 @@ export const route = defineRoute({
   body: { kind: "multipart", field: "file", partTypes: acceptedMimeTypes },
   response: z.object({ blob: blobRefSchema }),
   errors: ["VALIDATION_ERROR", "UNSUPPORTED_MEDIA_TYPE", "FILE_TOO_LARGE"],
-  description: uploadDescription,
+  description: `Multipart/form-data, one field \`file\`, at most 25 MiB; stored by content address, and answered with the blob reference a post's \`embed.audio\` places verbatim. ${uploadDescription}`,
   codeSamples: uploadCodeSamples,
 });
 

@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { ErrorCode } from "../domain-error";
 import { errorStatus } from "../http/errors";
 import { authPolicies, type RouteDef } from "../http/route";
+import { operationExamples } from "./operation-examples";
 import { webhooksSection } from "./webhooks-section";
 
 type Json = Record<string, unknown>;
@@ -77,26 +78,30 @@ const actorHeaders = (route: RouteDef) =>
           description:
             "The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.",
           schema: { type: "string", maxLength: 256 },
+          example: "alice",
         },
         { name: "X-Svc-Acting-Actor-Did", in: "header", required: false, description: "The actor's DID, returned as `authorDid`.", schema: { type: "string" } },
       ]
     : [];
 
 const operation = (route: RouteDef, named: Record<string, Json>): Json => {
+  // The reference page fills "Test Request" from these, and shows them beside each operation.
+  const example = operationExamples[route.file] ?? {};
   const parameters: Json[] = [...actorHeaders(route)];
   for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
     if (!schema) continue;
     const json = schemaOf(schema, "input", named) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(json.properties ?? {})) {
-      parameters.push({ name, in: where, required: where === "path" || (json.required ?? []).includes(name), schema: s });
+      const required = where === "path" || (json.required ?? []).includes(name);
+      parameters.push({ name, in: where, required, schema: s, ...(example.parameters?.[name] === undefined ? {} : { example: example.parameters[name] }) });
     }
   }
   if (route.idempotent) {
     parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "1 to 255 printable ASCII characters; kept 24 hours.", schema: { type: "string", maxLength: 255 } });
   }
   const success: Json = route.response
-    ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output", named) } } } }
-    : { [route.produces ?? "application/octet-stream"]: {} };
+    ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output", named) } }, ...(example.answer === undefined ? {} : { example: { success: true, data: example.answer } }) } }
+    : { [route.produces ?? "application/octet-stream"]: example.answer === undefined ? {} : { example: example.answer } };
   const responses: Record<string, Json> = { [String(route.status)]: { description: "Success", content: success } };
   for (const [status, description] of Object.entries(route.otherResponses ?? {})) responses[status] = { description };
   const byStatus = new Map<number, ErrorCode[]>();
@@ -108,7 +113,9 @@ const operation = (route: RouteDef, named: Record<string, Json>): Json => {
     responses[String(status)] = { description: codes.join(", "), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   }
   const op: Json = { operationId: route.file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), summary: route.summary, parameters, responses };
-  if (route.body?.kind === "json") op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body.schema, "input", named) } } };
+  if (route.body?.kind === "json") {
+    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body.schema, "input", named), ...(example.body === undefined ? {} : { example: example.body }) } } };
+  }
   if (route.body?.kind === "multipart") {
     const { field, partTypes } = route.body;
     const part = `One part \`${field}\`, whose Content-Type is exactly one of: ${partTypes.join(", ")} (no parameters).`;

@@ -12,12 +12,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The viewer's own posts, or with `rootAuthor` the replies in threads that author started
-         * @description Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).
+         * List posts
+         * @description The viewer's own posts (`kind` narrows them to prompts or replies), or with `rootAuthor` the replies in threads that author started, newest first. Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).
          */
         get: operations["listPosts"];
         put?: never;
-        /** Create a prompt, or a reply when `reply` is present */
+        /**
+         * Create a post
+         * @description A prompt, or a reply when `reply` is present (its `root` and `parent` name posts by the `uri` and `cid` of their views). Answers 201 with the new post's id.
+         */
         post: operations["createPost"];
         delete?: never;
         options?: never;
@@ -33,8 +36,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One post, projected for the viewer (viewer-less without an acting actor)
-         * @description `embed.waveform` is at full resolution (BBC audiowaveform v2, about 20 points a second); list items carry an overview of at most 256 points.
+         * Get a post
+         * @description One post, projected for the viewer (viewer-less, with no `viewer` object, without an acting actor). `embed.waveform` is at full resolution (BBC audiowaveform v2, about 20 points a second); list items carry an overview of at most 256 points.
          */
         get: operations["getPost"];
         put?: never;
@@ -42,7 +45,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Request enrichment stages of the author's post (at least one stage true); answers 202 with the post view */
+        /**
+         * Request enrichment
+         * @description Request enrichment stages of the author's post (at least one stage true); answers 202 with the post view, whose `processing` says where each stage is.
+         */
         patch: operations["patchPost"];
         trace?: never;
     };
@@ -54,8 +60,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The direct replies of a post, oldest first
-         * @description Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).
+         * List replies
+         * @description The direct replies of a post, oldest first. Each item's `embed.waveform` is an overview of at most 256 points, in the same BBC audiowaveform v2 format: `samples_per_pixel` is scaled by a whole factor so the overview spans the whole clip, each point the min of the mins and the max of the maxes it covers (a waveform of 256 points or fewer is as stored). `GET /api/v1/posts/{postId}` carries the full resolution (about 20 points a second).
          */
         get: operations["listReplies"];
         put?: never;
@@ -76,8 +82,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload audio (multipart/form-data, one field `file`, at most 25 MiB); stored by content address
-         * @description The single part `file` must carry a Content-Type that is exactly one of `audio/m4a`, `audio/x-m4a`, `audio/mp4`, `audio/mpeg`, `audio/webm`, `audio/ogg`, `audio/wav`, with no parameters: a MediaRecorder reports `audio/webm;codecs=opus`, which is a 400 `UNSUPPORTED_MEDIA_TYPE`; send `audio/webm`. The bytes must be audio of that family; `durationMs` is measured from them.
+         * Upload audio
+         * @description Multipart/form-data, one field `file`, at most 25 MiB; stored by content address, and answered with the blob reference a post's `embed.audio` places verbatim. The single part `file` must carry a Content-Type that is exactly one of `audio/m4a`, `audio/x-m4a`, `audio/mp4`, `audio/mpeg`, `audio/webm`, `audio/ogg`, `audio/wav`, with no parameters: a MediaRecorder reports `audio/webm;codecs=opus`, which is a 400 `UNSUPPORTED_MEDIA_TYPE`; send `audio/webm`. The bytes must be audio of that family; `durationMs` is measured from them.
          */
         post: operations["uploadAudio"];
         delete?: never;
@@ -95,7 +101,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a direct-to-S3 upload: a presigned POST for the declared type and size (S3 deployments only) */
+        /**
+         * Start a direct upload
+         * @description Start a direct-to-S3 upload: a presigned POST for the declared type and size (S3 deployments only; 404 on the file store). POST the bytes to `url` with every entry of `fields`, then complete the upload.
+         */
         post: operations["createUpload"];
         delete?: never;
         options?: never;
@@ -112,7 +121,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finish a direct-to-S3 upload: hash, sniff and store the object by content address */
+        /**
+         * Finish a direct upload
+         * @description Finish a direct-to-S3 upload: the object is hashed, sniffed and measured once, stored by content address, and answered as the blob reference a post's `embed.audio` places verbatim.
+         */
         post: operations["completeUpload"];
         delete?: never;
         options?: never;
@@ -128,8 +140,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3
-         * @description Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: "<cid>"` (`"<cid>.mp3"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.
+         * Play audio
+         * @description By signed capability URL, anonymous: byte ranges on the file store, a redirect on S3. Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: "<cid>"` (`"<cid>.mp3"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.
          */
         get: operations["getAudio"];
         put?: never;
@@ -137,8 +149,8 @@ export interface paths {
         delete?: never;
         options?: never;
         /**
-         * Play audio by signed capability URL (anonymous); ranges on the file store, a redirect on S3 (headers only)
-         * @description Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: "<cid>"` (`"<cid>.mp3"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.
+         * Play audio (headers only)
+         * @description By signed capability URL, anonymous: byte ranges on the file store, a redirect on S3. Play the `embed.url` of a post view as it is. Its `exp` is now + 3600 s rounded up to the next multiple of 900 s, so every read of the same blob within one 15-minute window gets the identical URL; an `exp` more than 3600 + 900 s ahead is refused. Answers carry `Cache-Control: private, max-age=<seconds until exp>` and `ETag: "<cid>"` (`"<cid>.mp3"` for `format=mp3`); `If-None-Match` naming it is a 304. `format=mp3` with no rendition and no rendition service configured is 404 `NOT_FOUND`.
          */
         head: operations["getAudioHead"];
         patch?: never;
@@ -151,7 +163,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Process and store health; judge readiness by backend, records and blobs */
+        /**
+         * Health
+         * @description Process and store health, always 200 within 2 s: judge readiness by `backend`, `records` and `blobs`.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -168,7 +183,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 description */
+        /**
+         * OpenAPI description
+         * @description This OpenAPI 3.1 description, with this deployment as its server.
+         */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -185,7 +203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-endpoint reference generated from the OpenAPI description */
+        /**
+         * API reference page
+         * @description This reference, generated from the OpenAPI description and served by the service itself (no CDN).
+         */
         get: operations["reference"];
         put?: never;
         post?: never;
@@ -207,8 +228,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An enrichment stage settled (`ready`, `failed` or `skipped`)
-         * @description Sent to the tenant's SVC_APP_WEBHOOK_URLS entry, signed with its SVC_APP_WEBHOOK_SECRETS entry: up to 3 attempts, 5 s each, redirects never followed. Verify the signature over the raw body, allow 5 minutes of clock drift, dedupe on the event id, and reconcile from `GET /api/v1/posts/{postId}`.
+         * Stage settled
+         * @description An enrichment stage settled (`ready`, `failed` or `skipped`). Sent to the tenant's SVC_APP_WEBHOOK_URLS entry, signed with its SVC_APP_WEBHOOK_SECRETS entry: up to 3 attempts, 5 s each, redirects never followed. Verify the signature over the raw body, allow 5 minutes of clock drift, dedupe on the event id, and reconcile from `GET /api/v1/posts/{postId}`.
          */
         post: operations["stageSettle"];
         delete?: never;
@@ -417,13 +438,18 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
+                /** @example prompt */
                 kind?: "prompt" | "reply";
                 rootAuthor?: string;
                 cursor?: string;
+                /** @example 20 */
                 limit?: string;
             };
             header?: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor"?: string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
@@ -439,6 +465,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "uri": "at://did:web:localhost%3A3000/dev.svc.audio.post/3n3abwcd74ksb",
+                     *             "cid": "bafyreie7lpcayzbof2a2pf4msoz3lokntcwekxw3zvzmgwcipla2cyqcuy",
+                     *             "kind": "prompt",
+                     *             "authorId": "alice",
+                     *             "record": {
+                     *               "$type": "dev.svc.audio.post",
+                     *               "text": "What did you learn today?",
+                     *               "createdAt": "2026-11-26T18:18:31.902Z",
+                     *               "embed": {
+                     *                 "$type": "dev.svc.embed.audio",
+                     *                 "audio": {
+                     *                   "$type": "blob",
+                     *                   "ref": {
+                     *                     "$link": "bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne"
+                     *                   },
+                     *                   "mimeType": "audio/mpeg",
+                     *                   "size": 24468
+                     *                 }
+                     *               },
+                     *               "processing": {
+                     *                 "transcribe": true,
+                     *                 "waveform": true
+                     *               }
+                     *             },
+                     *             "embed": {
+                     *               "$type": "dev.svc.embed.audio#view",
+                     *               "url": "http://127.0.0.1:3000/api/v1/audio?url=blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne&exp=1795721400&sig=CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0",
+                     *               "mimeType": "audio/mpeg",
+                     *               "size": 24468,
+                     *               "durationMs": 3000,
+                     *               "transcript": {
+                     *                 "text": "Looping a clip.",
+                     *                 "lang": "en",
+                     *                 "segments": [
+                     *                   {
+                     *                     "startMs": 0,
+                     *                     "endMs": 1500,
+                     *                     "text": "Looping a clip.",
+                     *                     "speaker": "speaker_0",
+                     *                     "words": [
+                     *                       {
+                     *                         "text": "Looping",
+                     *                         "startMs": 0,
+                     *                         "endMs": 600,
+                     *                         "confidence": 980
+                     *                       },
+                     *                       {
+                     *                         "text": "a",
+                     *                         "startMs": 650,
+                     *                         "endMs": 750,
+                     *                         "confidence": 990
+                     *                       },
+                     *                       {
+                     *                         "text": "clip.",
+                     *                         "startMs": 800,
+                     *                         "endMs": 1500,
+                     *                         "confidence": 970
+                     *                       }
+                     *                     ]
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "waveform": {
+                     *                 "version": 2,
+                     *                 "channels": 1,
+                     *                 "sample_rate": 8000,
+                     *                 "samples_per_pixel": 6000,
+                     *                 "bits": 8,
+                     *                 "length": 4,
+                     *                 "data": [
+                     *                   -12,
+                     *                   14,
+                     *                   -60,
+                     *                   58,
+                     *                   -61,
+                     *                   60,
+                     *                   -20,
+                     *                   18
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "viewer": {
+                     *               "isAuthor": true,
+                     *               "canReply": true
+                     *             },
+                     *             "processing": {
+                     *               "transcribe": {
+                     *                 "status": "ready",
+                     *                 "updatedAt": "2026-11-26T18:18:32.158Z"
+                     *               },
+                     *               "waveform": {
+                     *                 "status": "ready",
+                     *                 "updatedAt": "2026-11-26T18:18:32.158Z"
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -500,7 +633,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor": string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
@@ -512,6 +648,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "What did you learn today?",
+                 *       "embed": {
+                 *         "$type": "dev.svc.embed.audio",
+                 *         "audio": {
+                 *           "$type": "blob",
+                 *           "ref": {
+                 *             "$link": "bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne"
+                 *           },
+                 *           "mimeType": "audio/mpeg",
+                 *           "size": 24468
+                 *         }
+                 *       },
+                 *       "processing": {
+                 *         "transcribe": true,
+                 *         "waveform": true
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description At most 3000 characters (grapheme clusters) and 30000 UTF-8 bytes. */
                     text: string;
@@ -537,6 +693,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "postId": "3n3abwcd74ksb"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -633,12 +797,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor"?: string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
             };
             path: {
+                /** @example 3n3abwcd74ksb */
                 postId: string;
             };
             cookie?: never;
@@ -651,6 +819,108 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "uri": "at://did:web:localhost%3A3000/dev.svc.audio.post/3n3abwcd74ksb",
+                     *         "cid": "bafyreie7lpcayzbof2a2pf4msoz3lokntcwekxw3zvzmgwcipla2cyqcuy",
+                     *         "kind": "prompt",
+                     *         "authorId": "alice",
+                     *         "record": {
+                     *           "$type": "dev.svc.audio.post",
+                     *           "text": "What did you learn today?",
+                     *           "createdAt": "2026-11-26T18:18:31.902Z",
+                     *           "embed": {
+                     *             "$type": "dev.svc.embed.audio",
+                     *             "audio": {
+                     *               "$type": "blob",
+                     *               "ref": {
+                     *                 "$link": "bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne"
+                     *               },
+                     *               "mimeType": "audio/mpeg",
+                     *               "size": 24468
+                     *             }
+                     *           },
+                     *           "processing": {
+                     *             "transcribe": true,
+                     *             "waveform": true
+                     *           }
+                     *         },
+                     *         "embed": {
+                     *           "$type": "dev.svc.embed.audio#view",
+                     *           "url": "http://127.0.0.1:3000/api/v1/audio?url=blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne&exp=1795721400&sig=CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0",
+                     *           "mimeType": "audio/mpeg",
+                     *           "size": 24468,
+                     *           "durationMs": 3000,
+                     *           "transcript": {
+                     *             "text": "Looping a clip.",
+                     *             "lang": "en",
+                     *             "segments": [
+                     *               {
+                     *                 "startMs": 0,
+                     *                 "endMs": 1500,
+                     *                 "text": "Looping a clip.",
+                     *                 "speaker": "speaker_0",
+                     *                 "words": [
+                     *                   {
+                     *                     "text": "Looping",
+                     *                     "startMs": 0,
+                     *                     "endMs": 600,
+                     *                     "confidence": 980
+                     *                   },
+                     *                   {
+                     *                     "text": "a",
+                     *                     "startMs": 650,
+                     *                     "endMs": 750,
+                     *                     "confidence": 990
+                     *                   },
+                     *                   {
+                     *                     "text": "clip.",
+                     *                     "startMs": 800,
+                     *                     "endMs": 1500,
+                     *                     "confidence": 970
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           "waveform": {
+                     *             "version": 2,
+                     *             "channels": 1,
+                     *             "sample_rate": 8000,
+                     *             "samples_per_pixel": 6000,
+                     *             "bits": 8,
+                     *             "length": 4,
+                     *             "data": [
+                     *               -12,
+                     *               14,
+                     *               -60,
+                     *               58,
+                     *               -61,
+                     *               60,
+                     *               -20,
+                     *               18
+                     *             ]
+                     *           }
+                     *         },
+                     *         "viewer": {
+                     *           "isAuthor": true,
+                     *           "canReply": true
+                     *         },
+                     *         "processing": {
+                     *           "transcribe": {
+                     *             "status": "ready",
+                     *             "updatedAt": "2026-11-26T18:18:32.158Z"
+                     *           },
+                     *           "waveform": {
+                     *             "status": "ready",
+                     *             "updatedAt": "2026-11-26T18:18:32.158Z"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -718,7 +988,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor": string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
@@ -726,12 +999,21 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 3n3abwcd74ksb */
                 postId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "processing": {
+                 *         "transcribe": true,
+                 *         "waveform": true
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     processing: components["schemas"]["ProcessingRequest"];
                 };
@@ -744,6 +1026,108 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "uri": "at://did:web:localhost%3A3000/dev.svc.audio.post/3n3abwcd74ksb",
+                     *         "cid": "bafyreie7lpcayzbof2a2pf4msoz3lokntcwekxw3zvzmgwcipla2cyqcuy",
+                     *         "kind": "prompt",
+                     *         "authorId": "alice",
+                     *         "record": {
+                     *           "$type": "dev.svc.audio.post",
+                     *           "text": "What did you learn today?",
+                     *           "createdAt": "2026-11-26T18:18:31.902Z",
+                     *           "embed": {
+                     *             "$type": "dev.svc.embed.audio",
+                     *             "audio": {
+                     *               "$type": "blob",
+                     *               "ref": {
+                     *                 "$link": "bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne"
+                     *               },
+                     *               "mimeType": "audio/mpeg",
+                     *               "size": 24468
+                     *             }
+                     *           },
+                     *           "processing": {
+                     *             "transcribe": true,
+                     *             "waveform": true
+                     *           }
+                     *         },
+                     *         "embed": {
+                     *           "$type": "dev.svc.embed.audio#view",
+                     *           "url": "http://127.0.0.1:3000/api/v1/audio?url=blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne&exp=1795721400&sig=CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0",
+                     *           "mimeType": "audio/mpeg",
+                     *           "size": 24468,
+                     *           "durationMs": 3000,
+                     *           "transcript": {
+                     *             "text": "Looping a clip.",
+                     *             "lang": "en",
+                     *             "segments": [
+                     *               {
+                     *                 "startMs": 0,
+                     *                 "endMs": 1500,
+                     *                 "text": "Looping a clip.",
+                     *                 "speaker": "speaker_0",
+                     *                 "words": [
+                     *                   {
+                     *                     "text": "Looping",
+                     *                     "startMs": 0,
+                     *                     "endMs": 600,
+                     *                     "confidence": 980
+                     *                   },
+                     *                   {
+                     *                     "text": "a",
+                     *                     "startMs": 650,
+                     *                     "endMs": 750,
+                     *                     "confidence": 990
+                     *                   },
+                     *                   {
+                     *                     "text": "clip.",
+                     *                     "startMs": 800,
+                     *                     "endMs": 1500,
+                     *                     "confidence": 970
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           "waveform": {
+                     *             "version": 2,
+                     *             "channels": 1,
+                     *             "sample_rate": 8000,
+                     *             "samples_per_pixel": 6000,
+                     *             "bits": 8,
+                     *             "length": 4,
+                     *             "data": [
+                     *               -12,
+                     *               14,
+                     *               -60,
+                     *               58,
+                     *               -61,
+                     *               60,
+                     *               -20,
+                     *               18
+                     *             ]
+                     *           }
+                     *         },
+                     *         "viewer": {
+                     *           "isAuthor": true,
+                     *           "canReply": true
+                     *         },
+                     *         "processing": {
+                     *           "transcribe": {
+                     *             "status": "ready",
+                     *             "updatedAt": "2026-11-26T18:18:32.158Z"
+                     *           },
+                     *           "waveform": {
+                     *             "status": "ready",
+                     *             "updatedAt": "2026-11-26T18:18:32.158Z"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -847,15 +1231,20 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @example 20 */
                 limit?: string;
             };
             header?: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor"?: string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
             };
             path: {
+                /** @example 3n3abwcd74ksb */
                 postId: string;
             };
             cookie?: never;
@@ -868,6 +1257,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "uri": "at://did:web:localhost%3A3000/dev.svc.audio.post/3n3abwd3od2sb",
+                     *             "cid": "bafyreih4gu2dmnlaqtb7xrzgo3qqxg5s3aepa2zbtvxx5xqphx3uafkwxu",
+                     *             "kind": "reply",
+                     *             "authorId": "bob",
+                     *             "record": {
+                     *               "$type": "dev.svc.audio.post",
+                     *               "text": "How to loop a clip",
+                     *               "createdAt": "2026-11-26T18:18:33.410Z",
+                     *               "reply": {
+                     *                 "root": {
+                     *                   "uri": "at://did:web:localhost%3A3000/dev.svc.audio.post/3n3abwcd74ksb",
+                     *                   "cid": "bafyreie7lpcayzbof2a2pf4msoz3lokntcwekxw3zvzmgwcipla2cyqcuy"
+                     *                 },
+                     *                 "parent": {
+                     *                   "uri": "at://did:web:localhost%3A3000/dev.svc.audio.post/3n3abwcd74ksb",
+                     *                   "cid": "bafyreie7lpcayzbof2a2pf4msoz3lokntcwekxw3zvzmgwcipla2cyqcuy"
+                     *                 }
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -938,7 +1358,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor": string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
@@ -964,6 +1387,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "blob": {
+                     *           "$type": "blob",
+                     *           "ref": {
+                     *             "$link": "bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne"
+                     *           },
+                     *           "mimeType": "audio/mpeg",
+                     *           "size": 24468
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1024,7 +1462,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor": string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
@@ -1034,6 +1475,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mimeType": "audio/mpeg",
+                 *       "size": 24468
+                 *     }
+                 */
                 "application/json": {
                     mimeType: string;
                     size: number;
@@ -1047,6 +1494,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "uploadId": "0b6f3c1e-6a52-4b8f-9a51-3d2f1c9e7a40",
+                     *         "url": "https://svc-prod-blobs.s3.us-east-1.amazonaws.com/",
+                     *         "fields": {
+                     *           "key": "staging/demo/0b6f3c1e-6a52-4b8f-9a51-3d2f1c9e7a40",
+                     *           "Content-Type": "audio/mpeg",
+                     *           "Policy": "eyJleHBpcmF0aW9uIjoi...",
+                     *           "X-Amz-Signature": "3f1d..."
+                     *         },
+                     *         "expiresAt": "2026-11-26T18:33:31.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1121,12 +1584,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400. */
+                /**
+                 * @description The caller's own user id, stored as the opaque `authorId`. Omit for a viewer-less read. Sent as UTF-8 and normalised to NFC (one actor however it is spelled); control characters, or bytes that are not UTF-8, are a 400.
+                 * @example alice
+                 */
                 "X-Svc-Acting-Actor": string;
                 /** @description The actor's DID, returned as `authorDid`. */
                 "X-Svc-Acting-Actor-Did"?: string;
             };
             path: {
+                /** @example 0b6f3c1e-6a52-4b8f-9a51-3d2f1c9e7a40 */
                 uploadId: string;
             };
             cookie?: never;
@@ -1139,6 +1606,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "blob": {
+                     *           "$type": "blob",
+                     *           "ref": {
+                     *             "$link": "bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne"
+                     *           },
+                     *           "mimeType": "audio/mpeg",
+                     *           "size": 24468
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1207,8 +1689,11 @@ export interface operations {
     getAudio: {
         parameters: {
             query?: {
+                /** @example blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne */
                 url?: string;
+                /** @example 1795721400 */
                 exp?: string;
+                /** @example CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0 */
                 sig?: string;
                 format?: string;
             };
@@ -1307,8 +1792,11 @@ export interface operations {
     getAudioHead: {
         parameters: {
             query?: {
+                /** @example blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne */
                 url?: string;
+                /** @example 1795721400 */
                 exp?: string;
+                /** @example CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0 */
                 sig?: string;
                 format?: string;
             };
@@ -1419,6 +1907,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ok": true,
+                     *         "sha": null,
+                     *         "deployedAt": null,
+                     *         "backend": "pglite",
+                     *         "records": "present",
+                     *         "blobs": "present"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -1463,6 +1964,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Audio post service",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "http://127.0.0.1:3000"
+                     *         }
+                     *       ],
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -1492,6 +2008,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">…</html>
+                     */
                     "text/html": unknown;
                 };
             };
@@ -1528,6 +2048,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "postId": "3n3abwcd74ksb",
+                 *       "originAppId": "demo",
+                 *       "stage": "transcribe",
+                 *       "status": "ready",
+                 *       "occurredAt": "2026-11-26T18:18:32.248Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StageSettleEvent"];
             };
         };
