@@ -1,5 +1,7 @@
 import type { RDSDataClient } from "@aws-sdk/client-rds-data";
-import { describe, expect, it } from "vitest";
+import { EventEmitter } from "node:events";
+import pg from "pg";
+import { describe, expect, it, vi } from "vitest";
 import { freshDatabase } from "../../test/support/databases";
 import { openRdsData } from "./rds-data";
 import { rollbackFailureOf } from "./rollback-failure";
@@ -21,19 +23,28 @@ describe("a ROLLBACK that fails after a failed transaction", () => {
 
   it.runIf(process.env.TEST_DATABASE_URL)("on Postgres: a connection lost inside a transaction is the statement's error, never an uncaught exception", async () => {
     const db = await freshDatabase("postgres");
+    // Resolves when a connection emits its own 'error' (Connection terminated unexpectedly).
+    let connectionLost!: () => void;
+    const lost = new Promise<void>((resolve) => (connectionLost = resolve));
+    const emit = vi.spyOn(pg.Client.prototype, "emit").mockImplementation(function (this: pg.Client, event, ...args) {
+      if (event === "error") connectionLost();
+      return EventEmitter.prototype.emit.call(this, event, ...args);
+    });
     try {
       const failed = await db
         .transaction((tx) =>
-          // The connection's own 'error' (Connection terminated unexpectedly) lands while the transaction still holds it.
+          // The transaction still holds the connection when its 'error' lands: it waits for that event before failing.
           tx.query("SELECT pg_terminate_backend(pg_backend_pid())").catch(async (error: unknown) => {
-            await new Promise((resolve) => setTimeout(resolve, 200));
+            await lost;
             throw error;
           }),
         )
         .catch((error: unknown) => error);
       expect(failed).toMatchObject({ code: "57P01" });
+      expect(emit.mock.calls.some(([event]) => event === "error")).toBe(true);
       expect(await db.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
     } finally {
+      emit.mockRestore();
       await db.close();
     }
   });
