@@ -10,13 +10,29 @@ export interface BlobRecord {
   durationMs: number | null;
 }
 
-/** Idempotent: the same bytes uploaded again under the same type keep their first row. */
-export async function recordBlob(sql: Sql, blob: BlobRecord): Promise<void> {
-  await sql.query(
-    `INSERT INTO blobs (app_id, cid, mime_type, size, duration_ms) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (app_id, cid, mime_type) DO NOTHING`,
+/**
+ * The advisory lock of one stored blob, held for the statement (or transaction) that takes it: the row's insert
+ * and the store janitor's removal of an unreferenced object take it, so the two never interleave.
+ */
+export const lockBlob = "pg_advisory_xact_lock(hashtextextended('blob:' || $1::text || '/' || $2::text, 0))";
+
+/**
+ * Idempotent: the same bytes uploaded again under the same type keep their first row. True when this call inserted
+ * the row. Taken under the blob's lock (lockBlob).
+ */
+export async function recordBlob(sql: Sql, blob: BlobRecord): Promise<boolean> {
+  const rows = await sql.query(
+    `WITH locked AS (SELECT ${lockBlob})
+     INSERT INTO blobs (app_id, cid, mime_type, size, duration_ms) SELECT $1::text, $2::text, $3::text, $4::bigint, $5::integer FROM locked
+     ON CONFLICT (app_id, cid, mime_type) DO NOTHING RETURNING 1 AS inserted`,
     [blob.appId, blob.cid, blob.mimeType, blob.size, blob.durationMs],
   );
+  return rows.length > 0;
+}
+
+/** Takes back a row this upload inserted, once its object turned out to be gone. */
+export async function unrecordBlob(sql: Sql, blob: Pick<BlobRecord, "appId" | "cid" | "mimeType">): Promise<void> {
+  await sql.query(`DELETE FROM blobs WHERE app_id = $1 AND cid = $2 AND mime_type = $3`, [blob.appId, blob.cid, blob.mimeType]);
 }
 
 interface BlobRow {

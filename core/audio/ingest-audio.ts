@@ -5,7 +5,8 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Sql } from "../sql/port";
 import { maxUploadBytes } from "../records/accepted-types";
 import { type BlobRef, blobRef } from "./blob-ref";
-import { type BlobRecord, recordBlob } from "./blob-records";
+import { type BlobRecord, recordBlob, unrecordBlob } from "./blob-records";
+import { DomainError } from "../domain-error";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 
 export interface IngestAudioOptions {
@@ -58,12 +59,19 @@ export async function ingestAudio({ store, sql, appId, mimeType, source, maxByte
 /**
  * Recorded after the bytes are in place, so a row never points at a missing object; when the row cannot be
  * recorded, an object this upload created is removed again, so a failed upload leaves no object without its row.
+ * An object this upload found already there may be an orphan the store janitor was removing: the janitor removes
+ * only under the blob's lock, which the insert takes too, so once the row is in the object stays, and an object
+ * gone by then is seen here and the row taken back (docs/operations.md#where-to-look).
  */
 export async function recordOrTakeBack(store: BlobStore, sql: Sql, key: string, created: boolean, record: BlobRecord): Promise<void> {
+  let inserted;
   try {
-    await recordBlob(sql, record);
+    inserted = await recordBlob(sql, record);
   } catch (error) {
     if (created) await store.delete(key).catch(() => undefined);
     throw error;
   }
+  if (created || (await store.stat(key))) return;
+  if (inserted) await unrecordBlob(sql, record);
+  throw new DomainError("SERVICE_UNAVAILABLE", "the stored copy of these bytes was being removed; upload them again");
 }

@@ -22,7 +22,7 @@ import type { Logger } from "../observability/logger";
 /** How long the presigned POST accepts the bytes. */
 export const uploadWindowSeconds = 900;
 /** A completion may come this long after the window closed (a slow upload that started in time). */
-const completionGraceSeconds = 3600;
+export const completionGraceSeconds = 3600;
 
 export type CreatedUpload = z.output<typeof createUploadResponseSchema>;
 

@@ -45,6 +45,17 @@ interface BlobStoreBase {
   delete(key: string): Promise<void>;
   /** `/health`: whether any original blob is stored; throws when the store cannot be reached. */
   probe(): Promise<"empty" | "present">;
+  /**
+   * Keys under `prefix` (`staging/`, `blobs/`, `renditions/`) last written before `before` (ms since the epoch): the
+   * candidates of the store's janitor. A staged write this store has open is never listed, however old.
+   */
+  listOlderThan(prefix: string, before: number): AsyncIterable<string>;
+  /**
+   * Removes `key` if it was still last written before `before` and `unreferenced()` still says so once the key is
+   * out of reach; otherwise puts it back. An upload that meets an existing object at its key refreshes it (`move`),
+   * so an object an upload is about to record is never removed. True when it was removed.
+   */
+  collect(key: string, before: number, unreferenced: () => Promise<boolean>): Promise<boolean>;
 }
 
 export interface FsBlobStore extends BlobStoreBase {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, link, mkdir, open, readdir, rm, stat } from "node:fs/promises";
+import { type FileHandle, link, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -40,6 +40,8 @@ export interface FsBlobStoreOptions {
 export function createFsBlobStore(dir: string, { directIo = true }: FsBlobStoreOptions = {}): FsBlobStore {
   // Directories this store has made: a mkdir per upload (staging, then the tenant's directory) is measurable.
   const made = new Set<string>();
+  // Staging keys of writes still open here: the janitor never lists them.
+  const open_ = new Set<string>();
   let direct: Promise<boolean> | undefined;
   const ensureDir = async (path: string) => {
     if (made.has(path)) return;
@@ -83,10 +85,16 @@ export function createFsBlobStore(dir: string, { directIo = true }: FsBlobStoreO
       handle = await open(path, flags);
     }
     const stream = (await direct) ? directWriter(handle) : pageCacheWriter(handle);
-    return settleOnce(store, key, stream, async () => {
+    open_.add(key);
+    const staged = settleOnce(store, key, stream, async () => {
       stream.destroy();
       await rm(path, { force: true });
     });
+    return {
+      stream,
+      commit: (to) => staged.commit(to).finally(() => open_.delete(key)),
+      discard: () => staged.discard().finally(() => open_.delete(key)),
+    };
   }
 
   const store: FsBlobStore = {
@@ -143,16 +151,26 @@ export function createFsBlobStore(dir: string, { directIo = true }: FsBlobStoreO
       }
       await ensureDir(dirname(target));
       // link, not rename: it refuses an existing target, so of two racing moves to one key exactly one creates it.
-      let created = true;
-      try {
-        await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
+      const place = () =>
+        link(source, target).catch(async (error: NodeJS.ErrnoException) => {
           if (error.code !== "ENOENT" || !made.delete(dirname(target))) throw error;
           await ensureDir(dirname(target));
           await link(source, target);
         });
+      let created = true;
+      try {
+        await place();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         created = false;
+        // The object is refreshed, so the janitor sees it as new and keeps it; if the janitor took it away in
+        // between, this upload's own bytes take its place.
+        const now = new Date();
+        await utimes(target, now, now).catch(async (missing: NodeJS.ErrnoException) => {
+          if (missing.code !== "ENOENT") throw missing;
+          await place();
+          created = true;
+        });
       }
       // The new name is made durable before the caller records a row that points at it (and answers 201).
       await Promise.all([syncDirectory(dirname(target)), rm(source, { force: true })]);
@@ -161,6 +179,45 @@ export function createFsBlobStore(dir: string, { directIo = true }: FsBlobStoreO
 
     async delete(key) {
       await rm(pathOf(key), { force: true });
+    },
+
+    async *listOlderThan(prefix, before) {
+      const walk = async function* (key: string, depth: number): AsyncGenerator<string> {
+        let entries;
+        try {
+          entries = await readdir(join(dir, ...key.split("/")), { withFileTypes: true });
+        } catch (error) {
+          if (isMissing(error)) return;
+          throw error;
+        }
+        for (const entry of entries) {
+          const child = `${key}/${entry.name}`;
+          if (entry.isDirectory() && depth > 0) yield* walk(child, depth - 1);
+          if (!entry.isFile() || open_.has(child)) continue;
+          const info = await statKey(child);
+          if (info && info.mtimeMs < before) yield child;
+        }
+      };
+      yield* walk(prefix.replace(/\/$/, ""), 1);
+    },
+
+    async collect(key, before, unreferenced) {
+      // Out of reach first (an atomic rename), then judged: an upload that refreshed it just before stays.
+      const aside = `${stagingPrefix}collect-${randomUUID()}`;
+      await ensureDir(dirname(pathOf(aside)));
+      try {
+        await rename(pathOf(key), pathOf(aside));
+      } catch (error) {
+        if (isMissing(error)) return false;
+        throw error;
+      }
+      const info = await statKey(aside);
+      const keep = info !== null && (info.mtimeMs >= before || !(await unreferenced()));
+      if (keep) await link(pathOf(aside), pathOf(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "EEXIST") throw error; // an upload placed the same bytes meanwhile
+      });
+      await rm(pathOf(aside), { force: true });
+      return !keep;
     },
 
     async probe() {

@@ -144,6 +144,31 @@ export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobS
       return (page.KeyCount ?? page.Contents?.length ?? 0) > 0 ? "present" : "empty";
     },
 
+    async *listOlderThan(prefix, before) {
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }));
+        for (const object of page.Contents ?? []) {
+          if (object.Key && object.LastModified && object.LastModified.getTime() < before) yield object.Key;
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+
+    async collect(key, before, unreferenced) {
+      assertSafeKey(key);
+      let head;
+      try {
+        head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+      if ((head.LastModified?.getTime() ?? Infinity) >= before || !(await unreferenced())) return false;
+      await store.delete(key);
+      return true;
+    },
+
     async presignRead(key, { expiresIn, method = "GET", contentType, cacheControl, signingDate }) {
       assertSafeKey(key);
       const command =

@@ -95,6 +95,11 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     ...(systemAuthToken !== undefined && { systemAuthToken }),
     ...(rendition !== undefined && { rendition }),
     trustedProxyHops: read("TRUSTED_PROXY_HOPS"),
+    storeJanitor: {
+      intervalMs: read("SVC_STORE_JANITOR_INTERVAL_MS"),
+      stagingMaxAgeMs: read("SVC_STAGING_MAX_AGE_MS"),
+      orphanMinAgeMs: read("SVC_ORPHAN_MIN_AGE_MS"),
+    },
     clientIpSource: read("CLIENT_IP_SOURCE"),
     listen: { host: read("HOST"), port: read("PORT") },
     rateLimits: {

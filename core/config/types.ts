@@ -52,6 +52,8 @@ export interface Config {
   /** SVC_RENDITION_SERVICE_URL with the bearer token to send it; absent when not configured (see rendition-target.ts). */
   rendition?: RenditionTarget;
   trustedProxyHops: number;
+  /** The Node host's sweep of its blob store for debris (core/audio/store-janitor.ts). */
+  storeJanitor: { intervalMs: number; stagingMaxAgeMs: number; orphanMinAgeMs: number };
   /** `forwarded` reads X-Forwarded-For; `edge` uses the address the edge saw (API Gateway sourceIp, socket address). */
   clientIpSource: "forwarded" | "edge";
   /** Every rate limit, the interface's unless the operator set it (SVC_LIMIT_*; docs/decisions.md#rate-limits). */

@@ -19,15 +19,17 @@ if (database?.kind === "pglite" && database.dir !== "memory") {
   if (created) logger.info("created the PGlite data directory", { dir: database.dir, ...created });
 }
 
-const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }] = await Promise.all([
+const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }, { startStoreJanitor }] = await Promise.all([
   import("./load-routes"),
   import("./enrichment-workers"),
   import("./node-deps"),
   import("./node-host"),
+  import("./store-janitor-timer"),
 ]);
 const deps = await createNodeDeps(config, logger);
 const server = createNodeHost(await loadRouteImpls(), deps);
 const workers = startEnrichmentWorkers(deps);
+const janitor = startStoreJanitor(deps);
 const { host, port } = config.listen;
 const listener = await inheritedListener();
 const onListening = () => {
@@ -38,6 +40,6 @@ if (listener) server.listen(listener, onListening);
 else server.listen(port, host, onListening);
 
 const shutdown = () =>
-  server.close(() => void workers.stop().then(() => deps.sql.close()).then(() => process.exit(0)));
+  server.close(() => void Promise.all([workers.stop(), janitor.stop()]).then(() => deps.sql.close()).then(() => process.exit(0)));
 process.once("SIGINT", shutdown);
 process.once("SIGTERM", shutdown);

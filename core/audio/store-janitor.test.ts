@@ -1,0 +1,147 @@
+import { mkdtemp, rm, utimes } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { pcmWav } from "../../test/support/audio-fixtures";
+import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
+import { blobRows } from "../../test/support/blob-rows";
+import { startS3Emulator } from "../../test/support/s3-emulator";
+import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
+import type { BlobStore } from "../blobs/blob-store";
+import { createFsBlobStore } from "../blobs/fs-blob-store";
+import { rawCid } from "../blobs/raw-cid";
+import { createS3BlobStore } from "../blobs/s3-blob-store";
+import { DomainError } from "../domain-error";
+import type { Sql } from "../sql/port";
+import { recordBlob } from "./blob-records";
+import { ingestAudio } from "./ingest-audio";
+import { insertUpload } from "./upload-records";
+import { sweepStore } from "./store-janitor";
+
+const appId = "alpha";
+const hour = 3_600_000;
+const ages = { stagingMaxAgeMs: hour / 2, orphanMinAgeMs: hour };
+
+const wavOf = (seed: number) => {
+  const wav = pcmWav(16_000);
+  wav.writeUInt16LE(seed, 44);
+  return wav;
+};
+
+const stores: [string, () => Promise<{ store: BlobStore; backing: BlobBacking; close(): Promise<void> }>][] = [
+  [
+    "filesystem",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), "janitor-"));
+      return { store: createFsBlobStore(dir), backing: { dir }, close: () => rm(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    "S3",
+    async () => {
+      const emulator = await startS3Emulator();
+      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), backing: emulator, close: () => emulator.stop() };
+    },
+  ],
+];
+
+describe.each(stores)("the store janitor on the %s store", (name, openStore) => {
+  let store: BlobStore;
+  let backing: BlobBacking;
+  let closeStore: () => Promise<void>;
+  let db: BlobDatabase;
+
+  beforeAll(async () => {
+    ({ store, backing, close: closeStore } = await openStore());
+    db = await openBlobDatabase();
+  });
+  afterAll(async () => {
+    await closeStore();
+    await db.close();
+  });
+  beforeEach(async () => {
+    await db.reset();
+    for (const key of await storedKeys(backing, "")) await store.delete(key);
+  });
+
+  const put = (key: string, bytes: Buffer) => store.writeAtomic(key, Readable.from([bytes]));
+  /** Two hours on: everything stored now is old by then. */
+  const later = () => Date.now() + 2 * hour;
+
+  it("removes staged uploads nobody writes, presigned uploads past their completion window and objects no row references once old; keeps referenced ones and a write still open", async () => {
+    const kept = wavOf(1);
+    const orphan = wavOf(2);
+    await put(`blobs/${appId}/${rawCid(kept)}`, kept);
+    await recordBlob(db.sql, { appId, cid: rawCid(kept), mimeType: "audio/wav", size: kept.length, durationMs: 166 });
+    await put(`renditions/${appId}/${rawCid(kept)}.mp3`, Buffer.from("kept's mp3"));
+    await put(`blobs/${appId}/${rawCid(orphan)}`, orphan);
+    await put(`renditions/${appId}/${rawCid(orphan)}.mp3`, Buffer.from("orphan's mp3"));
+    await put("staging/ingest-left-by-a-crash", Buffer.from("half an upload"));
+    await put(`staging/${appId}/expired-upload`, Buffer.from("a presigned upload never completed"));
+    await insertUpload(db.sql, { uploadId: "expired-upload", appId, actor: "a", mimeType: "audio/wav", size: 1, stagingKey: `staging/${appId}/expired-upload`, expiresAt: new Date(Date.now() - 2 * hour) });
+    const open = await store.stage({ contentType: "audio/wav" });
+    open.stream.write(Buffer.alloc(4096));
+
+    const swept = await sweepStore({ store, sql: db.sql, now: later(), ...ages });
+
+    expect(swept).toEqual({ stagingRemoved: 2, uploadsExpired: 1, orphansRemoved: 2 });
+    const left = (await storedKeys(backing, "")).filter((key) => !key.startsWith("staging/"));
+    expect(left.sort()).toEqual([`blobs/${appId}/${rawCid(kept)}`, `renditions/${appId}/${rawCid(kept)}.mp3`].sort());
+    // The open write goes on and lands.
+    await new Promise<void>((resolve, reject) => open.stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    expect(await open.commit(`blobs/${appId}/late`)).toEqual({ created: true });
+    expect(await store.stat(`blobs/${appId}/late`)).toEqual({ size: 4096 });
+  });
+
+  it("keeps what is younger than its age: a fresh orphan, a fresh staged upload and a presigned upload still in its window", async () => {
+    await put(`blobs/${appId}/${rawCid(wavOf(3))}`, wavOf(3));
+    await put("staging/ingest-fresh", Buffer.from("x"));
+    await put(`staging/${appId}/in-window`, Buffer.from("y"));
+    expect(await sweepStore({ store, sql: db.sql, now: Date.now(), ...ages })).toEqual({ stagingRemoved: 0, uploadsExpired: 0, orphansRemoved: 0 });
+    expect(await sweepStore({ store, sql: db.sql, now: Date.now() + hour, ...ages })).toMatchObject({ stagingRemoved: 1, orphansRemoved: 1 });
+    expect(await storedKeys(backing, "staging/")).toEqual([`staging/${appId}/in-window`]);
+  });
+
+  /** The database of the upload, with the janitor run to completion just before the upload inserts its row. */
+  const janitorBeforeInsert = (now: () => number): Sql => ({
+    async query(text, params) {
+      if (text.includes("INSERT INTO blobs")) await sweepStore({ store, sql: db.sql, now: now(), ...ages });
+      return db.sql.query(text, params);
+    },
+    transaction: (fn) => db.sql.transaction(fn),
+  });
+
+  it("an upload that placed its bytes over an old unreferenced copy, which the janitor removes before the row is in, answers 503 and leaves no row; uploaded again it is stored", async () => {
+    const bytes = wavOf(4);
+    const key = `blobs/${appId}/${rawCid(bytes)}`;
+    await put(key, bytes);
+    const failed = await ingestAudio({ store, sql: janitorBeforeInsert(later), appId, mimeType: "audio/wav", source: Readable.from([bytes]) }).catch((e) => e);
+    expect(failed).toBeInstanceOf(DomainError);
+    expect(failed.code).toBe("SERVICE_UNAVAILABLE");
+    expect(await blobRows(db.sql, appId)).toEqual([]);
+    expect(await store.stat(key)).toBeNull();
+
+    await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: Readable.from([bytes]) });
+    expect(await blobRows(db.sql, appId)).toHaveLength(1);
+    const read = await store.read(key);
+    const chunks: Buffer[] = [];
+    await pipeline(read!.stream, async function* (source) {
+      for await (const chunk of source) chunks.push(chunk as Buffer);
+    });
+    expect(Buffer.concat(chunks)).toEqual(bytes);
+  });
+
+  it.runIf(name === "filesystem")("an upload that meets an hour-old unreferenced copy of its bytes refreshes it, so the janitor keeps it and the upload is stored", async () => {
+    const bytes = wavOf(5);
+    const key = `blobs/${appId}/${rawCid(bytes)}`;
+    await put(key, bytes);
+    const path = join((backing as { dir: string }).dir, ...key.split("/"));
+    await utimes(path, new Date(Date.now() - 2 * hour), new Date(Date.now() - 2 * hour));
+    const stored = await ingestAudio({ store, sql: janitorBeforeInsert(() => Date.now()), appId, mimeType: "audio/wav", source: Readable.from([bytes]) });
+    expect(stored.key).toBe(key);
+    expect(await blobRows(db.sql, appId)).toHaveLength(1);
+    expect(await store.stat(key)).toEqual({ size: bytes.length });
+  });
+});
