@@ -63,7 +63,7 @@ describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
     const blob = await seedAudio(svc.deps, "alpha");
     const created = await svc.post("/api/v1/posts", { actor: "ct-2", json: audioPost(blob) });
     const postId = created.json.data.postId;
-    const lease = await acquireLease(svc.deps.sql, "alpha", postId, new Date());
+    const lease = await acquireLease(svc.deps.sql, "alpha", postId, new Date(), 60_000);
     await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "ct-2", json: { processing: { waveform: true } } });
     await fake.settled();
     expect(fake.tasks.at(-1)!.attempts).toEqual([200]);

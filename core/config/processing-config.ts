@@ -56,6 +56,15 @@ export interface ProcessingConfig {
   tasks?: TaskQueueConfig;
   /** Tenants that get webhooks: both a valid URL and a valid secret. */
   webhooks: ReadonlyMap<string, WebhookTarget>;
+  /** A pass's lease on a post (SVC_LEASE_MS) and how often it renews it (SVC_LEASE_HEARTBEAT_MS, at most a third). */
+  lease: LeaseTiming;
+  /** SVC_SWEEP_INTERVAL_MS: the Node host's sweep period. */
+  sweepIntervalMs: number;
+}
+
+export interface LeaseTiming {
+  ms: number;
+  heartbeatMs: number;
 }
 
 export const processingVariables = {
@@ -134,7 +143,19 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
     ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),
     ...optional("tasks", parseTaskQueue(read, log)),
     webhooks: parseWebhooks(read, log),
+    lease: parseLeaseTiming(read, log),
+    sweepIntervalMs: read("SVC_SWEEP_INTERVAL_MS"),
   };
+}
+
+/** A heartbeat slower than a third of the lease is lowered to that: two renewals may fail before the lease lapses. */
+function parseLeaseTiming(read: ReadVariable, log: Pick<Logger, "error">): LeaseTiming {
+  const ms = read("SVC_LEASE_MS");
+  const heartbeatMs = read("SVC_LEASE_HEARTBEAT_MS");
+  const most = Math.max(1, Math.floor(ms / 3));
+  if (heartbeatMs <= most) return { ms, heartbeatMs };
+  log.error(`SVC_LEASE_HEARTBEAT_MS is over a third of SVC_LEASE_MS; lowered to ${most}`, { variable: "SVC_LEASE_HEARTBEAT_MS" });
+  return { ms, heartbeatMs: most };
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));

@@ -44,4 +44,14 @@ describe("processing variables", () => {
     expect(config.defaults.transcribe).toBeUndefined();
     expect(config.webhooks.size).toBe(0);
   });
+  it("leases last 60 s past their last heartbeat, renewed every 20 s, and the host sweeps every 30 s unless set; a heartbeat over a third of the lease is lowered to that", () => {
+    const parse = (env: Record<string, string>, log: Parameters<typeof parseProcessingConfig>[1] = quiet) => parseProcessingConfig(readVariables(env, () => undefined), log);
+    const defaults = parse({});
+    expect(defaults.lease).toEqual({ ms: 60_000, heartbeatMs: 20_000 });
+    expect(defaults.sweepIntervalMs).toBe(30_000);
+    expect(parse({ SVC_LEASE_MS: "3000", SVC_LEASE_HEARTBEAT_MS: "500", SVC_SWEEP_INTERVAL_MS: "250" })).toMatchObject({ lease: { ms: 3000, heartbeatMs: 500 }, sweepIntervalMs: 250 });
+    const errors: string[] = [];
+    expect(parse({ SVC_LEASE_MS: "3000", SVC_LEASE_HEARTBEAT_MS: "2000" }, { warn: () => {}, error: (message: string) => void errors.push(message) }).lease).toEqual({ ms: 3000, heartbeatMs: 1000 });
+    expect(errors).toEqual([expect.stringContaining("SVC_LEASE_HEARTBEAT_MS")]);
+  });
 });

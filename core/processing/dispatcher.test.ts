@@ -44,7 +44,7 @@ describe("inline dispatch", () => {
       expect(providers.count("waveform")).toBe(2);
 
       const held = await h.createAudioPost({ waveform: true });
-      const lease = await acquireLease(h.sql, "alpha", held.postId, new Date());
+      const lease = await acquireLease(h.sql, "alpha", held.postId, new Date(), 60_000);
       await dispatcher.dispatch(held);
       expect(work.size).toBe(1); // no retry scheduled for it: the holder runs the stage
       expect((await h.stages(held.postId)).waveform!.status).toBe("pending");

@@ -1,17 +1,20 @@
 /**
- * The worker lease on a post: one pass at a time, fenced by a token every settle checks. It outlives the worker's
- * time limit, so a live lease always means a live (or just-killed) pass, never a stale one still believed.
+ * The worker lease on a post (docs/decisions.md#dispatch-and-the-worker): one pass at a time, fenced by a token every
+ * settle checks. The lease is short and renewed: the holder renews it while it works (a heartbeat), so a live lease
+ * means a pass that renewed it lately, and a dead holder's lease lapses within SVC_LEASE_MS of its last renewal, when
+ * the sweep dispatches its stages again. Every time comes from the caller's clock, passed into SQL as a parameter.
  */
 import { randomUUID } from "node:crypto";
+import type { LeaseTiming } from "../config/processing-config";
+import type { Logger } from "../observability/logger";
 import type { Sql } from "../sql/port";
 
 /** A pass never runs longer than a Lambda stage function may (15 minutes). */
 export const passTimeLimitMs = 15 * 60_000;
-export const leaseMs = passTimeLimitMs + 60_000;
 
 export type LeaseResult = { kind: "leased"; token: string } | { kind: "busy" } | { kind: "no-post" };
 
-export const acquireLease = async (sql: Sql, appId: string, rkey: string, now: Date): Promise<LeaseResult> => {
+export const acquireLease = async (sql: Sql, appId: string, rkey: string, now: Date, leaseMs: number): Promise<LeaseResult> => {
   const token = randomUUID();
   const [row] = await sql.query(
     `WITH post AS (SELECT 1 FROM posts WHERE app_id = $1 AND rkey = $2),
@@ -26,6 +29,43 @@ export const acquireLease = async (sql: Sql, appId: string, rkey: string, now: D
   );
   if (!row?.found) return { kind: "no-post" };
   return row.taken ? { kind: "leased", token } : { kind: "busy" };
+};
+
+/** Extends the lease to `now` + `leaseMs` if this token still holds it; false when it does not. */
+export const renewLease = async (sql: Sql, appId: string, rkey: string, token: string, now: Date, leaseMs: number): Promise<boolean> => {
+  const rows = await sql.query(
+    `UPDATE post_enrichment SET lease_until = $4::timestamptz WHERE app_id = $1 AND rkey = $2 AND lease_token = $3 RETURNING 1`,
+    [appId, rkey, token, new Date(now.getTime() + leaseMs).toISOString()],
+  );
+  return rows.length > 0;
+};
+
+/**
+ * Renews the lease every `heartbeatMs` while the pass works. A renewal that fails is logged and the next one tries
+ * again (the lease allows two misses); one that finds the lease taken stops: the pass's settles will find it lost.
+ */
+export const keepLease = (
+  lease: { sql: Sql; appId: string; rkey: string; token: string; now: () => Date; timing: LeaseTiming },
+  log: Pick<Logger, "warn">,
+) => {
+  const { sql, appId, rkey, token, now, timing } = lease;
+  let beating: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    beating = renewLease(sql, appId, rkey, token, now(), timing.ms).then(
+      (held) => {
+        if (!held) clearInterval(timer);
+      },
+      (error: unknown) => log.warn("lease not renewed; the next heartbeat tries again", { appId, postId: rkey, error: String(error) }),
+    );
+  }, timing.heartbeatMs);
+  timer.unref?.();
+  return {
+    /** Stops renewing, once a renewal under way has ended (so it cannot land after the release). */
+    async stop() {
+      clearInterval(timer);
+      await beating;
+    },
+  };
 };
 
 /** Releases the lease if this token still holds it. */

@@ -4,11 +4,7 @@ import { allStages, testLoudness, startEnrichmentHarness, testProviders, type En
 import { ProviderError } from "../providers/provider-port";
 import { findPost } from "../posts/post-store";
 import { failPendingStages } from "./dead-letter";
-import { acquireLease, leaseMs, passTimeLimitMs, releaseLease } from "./lease";
-import { hasPendingStage } from "./pass-store";
-import { mustRetry } from "./retry-policy";
 import { runPass } from "./run-pass";
-import { createWorker } from "./worker";
 import { onRequest, canSettle, onBytesChanged } from "./stage-state";
 
 describe("the stage state machine (docs/decisions.md#processing)", () => {
@@ -29,9 +25,6 @@ describe("the stage state machine (docs/decisions.md#processing)", () => {
     expect(onBytesChanged("trim", "normalize", "ready")).toBe("pending");
     expect(onBytesChanged("normalize", "normalize", "ready")).toBe("ready");
     expect(onBytesChanged("normalize", "waveform", "ready")).toBe("pending");
-  });
-  it("the lease outlives the longest pass", () => {
-    expect(leaseMs).toBeGreaterThan(passTimeLimitMs);
   });
 });
 
@@ -164,26 +157,6 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "ready", generation: 2 });
   });
 
-  it("a job that meets another pass's live lease is done, not a failed attempt to retry, and leaves the stages to that pass", async () => {
-    const post = await h.createAudioPost({ transcribe: true });
-    const held = await acquireLease(h.sql, "alpha", post.postId, new Date());
-    expect(held.kind).toBe("leased");
-    const outcome = await runPass(h.pass, job(post.postId));
-    expect(outcome).toEqual({ kind: "busy" });
-    expect(mustRetry(outcome)).toBe(false);
-    expect(mustRetry({ kind: "retry" })).toBe(true);
-    expect((await h.stages(post.postId)).transcribe!.status).toBe("pending");
-    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
-    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
-    expect((await h.stages(post.postId)).transcribe!.status).toBe("ready");
-  });
-
-  it("a lease past its time is taken over", async () => {
-    const post = await h.createAudioPost({ waveform: true });
-    await acquireLease(h.sql, "alpha", post.postId, new Date(Date.now() - leaseMs - 1000));
-    expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
-  });
-
   it("a PATCH while a pass holds the lease is picked up by that pass before it lets go", async () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
@@ -241,43 +214,6 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(await runPass(pass, job(post.postId), { finalAttempt: true })).toEqual({ kind: "done", ran: true });
     states = await h.stages(post.postId);
     expect(states.waveform).toMatchObject({ status: "failed", reason: "provider_error" });
-  });
-
-  it("a dead-letter settle leaves alone the stages a live lease covers; once the lease lapsed it settles them", async () => {
-    const post = await h.createAudioPost({ waveform: true });
-    const held = await acquireLease(h.sql, "alpha", post.postId, new Date());
-    const lapsed = new Date(Date.now() + leaseMs + 1000);
-    expect(await failPendingStages(h.sql, job(post.postId), "dead_letter", new Date(), true)).toEqual([]);
-    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
-    expect((await failPendingStages(h.sql, job(post.postId), "dead_letter", lapsed, true)).map((e) => e.status)).toEqual(["failed"]);
-    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "dead_letter" });
-    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
-  });
-
-  it("a stage requested after the holder last looked, whose job met the lease, is run by the holder's job before it ends", async () => {
-    const post = await h.createAudioPost({ waveform: true });
-    const worker = (sql: typeof h.sql) => createWorker({ ...h.pass, sql });
-    let requested = false;
-    // Just before the pass lets go of its lease, the author asks for transcribe and its job meets the lease.
-    const atRelease = new Proxy(h.sql, {
-      get(target, key, receiver) {
-        if (key !== "query") return Reflect.get(target, key, receiver);
-        return async (text: string, params?: unknown[]) => {
-          if (!requested && text.includes("SET lease_token = NULL")) {
-            requested = true;
-            expect((await h.request(post.postId, { transcribe: true })).pending).toBe(true);
-            expect(await worker(h.sql).runJob(job(post.postId), { attempt: 1, maxAttempts: 3 })).toEqual({ kind: "busy" });
-          }
-          return target.query(text, params as never);
-        };
-      },
-    });
-    expect(await worker(atRelease).runJob(job(post.postId), { attempt: 1, maxAttempts: 3 })).toMatchObject({ kind: "done" });
-    expect(requested).toBe(true);
-    const states = await h.stages(post.postId);
-    expect(states.waveform!.status).toBe("ready");
-    expect(states.transcribe!.status).toBe("ready");
-    expect(await hasPendingStage(h.sql, "alpha", post.postId)).toBe(false);
   });
 
   it("a dead-lettered job settles its pending stages failed (dead_letter), with their events", async () => {

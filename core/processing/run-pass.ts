@@ -21,7 +21,7 @@ import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
-import { acquireLease, passTimeLimitMs, releaseLease } from "./lease";
+import { acquireLease, keepLease, passTimeLimitMs, releaseLease } from "./lease";
 import { loadPassState, settleStage, storeLoudness, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
 import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
@@ -68,8 +68,9 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
   const { sql, log } = deps;
   const { appId, postId: rkey } = job;
   const deadline = Math.min(options.deadline ?? Infinity, deps.now().getTime() + passTimeLimitMs);
+  const timing = deps.config.processing.lease;
   const leaseStarted = performance.now();
-  const lease = await acquireLease(sql, appId, rkey, deps.now());
+  const lease = await acquireLease(sql, appId, rkey, deps.now(), timing.ms);
   options.annotate?.({ leaseMs: Math.round(performance.now() - leaseStarted) });
   if (lease.kind === "no-post") return { kind: "done", ran: false };
   if (lease.kind === "busy") {
@@ -77,6 +78,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
     return { kind: "busy" };
   }
   const { token } = lease;
+  const heartbeat = keepLease({ sql, appId, rkey, token, now: deps.now, timing }, log);
   const deliveries: Promise<void>[] = [];
   const deliver = (events: WebhookEvent[]) => {
     if (events.length) deliveries.push(deliverEvents({ sql, webhooks: deps.config.processing.webhooks, log, delivery: deps.delivery }, events));
@@ -119,6 +121,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
     }
     throw error;
   } finally {
+    await heartbeat.stop();
     await releaseLease(sql, appId, rkey, token).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
     if (deps.background) deps.background(Promise.all(deliveries));
     else await Promise.all(deliveries);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "../../test/support/databases";
 import { quietLog, startEnrichmentHarness, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import type { Dispatcher } from "./dispatcher";
-import { acquireLease } from "./lease";
+import { acquireLease, releaseLease } from "./lease";
 import type { Job } from "./job";
 import { pendingLapseMs, sweep } from "./sweep";
 
@@ -14,9 +14,10 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
     h = await startEnrichmentHarness(backend, { env: { SVC_WAVEFORM: "stub", SVC_TRIMMER: "stub" } });
   });
   afterAll(() => h?.close());
+  const leaseMs = 60_000;
   const deps = () => ({ sql: h.sql, dispatcher, webhooks: h.config.processing.webhooks, log: quietLog, delivery: h.pass.delivery });
 
-  it("a pending stage with no live lease for 15 minutes is dispatched again once, then settled failed (timeout) with its webhook", async () => {
+  it("a pending stage no pass has leased for 15 minutes (its job was lost) is dispatched again once, then settled failed (timeout) with its webhook", async () => {
     const post = await h.createAudioPost({ waveform: true });
     const start = Date.now();
     await sweep(deps(), new Date(start + pendingLapseMs - 60_000));
@@ -39,9 +40,46 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
   it("a stage whose post has a live lease is not lapsed", async () => {
     const post = await h.createAudioPost({ trim: true });
     const later = new Date(Date.now() + pendingLapseMs + 1000);
-    await acquireLease(h.sql, "alpha", post.postId, later);
+    await acquireLease(h.sql, "alpha", post.postId, later, leaseMs);
     await sweep(deps(), later);
     expect(dispatched.filter((j) => j.postId === post.postId)).toHaveLength(0);
     expect((await h.stages(post.postId)).trim).toMatchObject({ status: "pending" });
+  });
+
+  it("a stage whose pass's lease lapsed (its holder died) is dispatched again at the next sweep, not 15 minutes on; when the lease of the pass it went to lapses too, it settles failed (timeout)", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const start = Date.now();
+    const at = (ms: number) => new Date(start + ms);
+    const mine = () => dispatched.filter((j) => j.postId === post.postId);
+    await acquireLease(h.sql, "alpha", post.postId, at(0), leaseMs);
+    await sweep(deps(), at(leaseMs - 1000));
+    expect(mine()).toHaveLength(0);
+
+    await sweep(deps(), at(leaseMs + 1000));
+    expect(mine()).toHaveLength(1);
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    // The job it went to has not run yet: no second lapse.
+    await sweep(deps(), at(leaseMs + 2000));
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+
+    // That pass takes the lease and dies too.
+    expect((await acquireLease(h.sql, "alpha", post.postId, at(leaseMs + 3000), leaseMs)).kind).toBe("leased");
+    await sweep(deps(), at(2 * leaseMs + 2000));
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    await sweep(deps(), at(2 * leaseMs + 4000));
+    expect(mine()).toHaveLength(1);
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
+    expect(h.hooksFor(post.postId).map((hook) => [hook.json.stage, hook.json.status])).toEqual([["waveform", "failed"]]);
+  });
+
+  it("a lease that lapsed before the stage was requested, or was released, does not lapse the stage", async () => {
+    const stale = await h.createAudioPost({ trim: true });
+    const start = Date.now();
+    await acquireLease(h.sql, "alpha", stale.postId, new Date(start - 3 * leaseMs), leaseMs);
+    const released = await h.createAudioPost({ trim: true });
+    const lease = await acquireLease(h.sql, "alpha", released.postId, new Date(start), leaseMs);
+    await releaseLease(h.sql, "alpha", released.postId, (lease as { token: string }).token);
+    await sweep(deps(), new Date(start + 2 * leaseMs));
+    expect(dispatched.filter((j) => j.postId === stale.postId || j.postId === released.postId)).toHaveLength(0);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Nothing stays pending (docs/decisions.md#processing): a `pending` stage with no live worker lease for 15 minutes is
- * dispatched again once; lapsing again, it settles `failed` with `timeout`. The sweep also delivers outbox events
- * whose deliverer is gone, with their original event ids. On AWS a scheduled function runs it; on a Node host a timer.
+ * Nothing stays pending (docs/decisions.md#processing): a `pending` stage lapses when the lease of the pass that had
+ * it lapsed (its holder stopped renewing: it died), or when no pass has leased it for 15 minutes (its job was lost).
+ * On its first lapse it is dispatched again; lapsing again, it settles `failed` with `timeout`. The sweep also
+ * delivers outbox events whose deliverer is gone, with their original event ids. On AWS a scheduled function runs
+ * it; on a Node host a timer (SVC_SWEEP_INTERVAL_MS).
  */
 import type { WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
@@ -10,6 +12,7 @@ import { claimMs, deliverEvents, eventsFrom, outboxReturning, sweepOutbox } from
 import type { Dispatcher } from "./dispatcher";
 import type { Logger } from "../observability/logger";
 
+/** How long a stage no pass has leased may wait for its job (a queue's backlog) before it counts as lost. */
 export const pendingLapseMs = 15 * 60_000;
 
 export interface SweepDeps {
@@ -27,6 +30,14 @@ export interface SweepResult {
 }
 
 const noLiveLease = `NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey AND e.lease_until > $1::timestamptz)`;
+/**
+ * The stage's lapse, at $1 with $2 fifteen minutes earlier: a lease that lapsed since the stage was last queued (a
+ * released lease is NULL, a live one later than $1, one older than the stage no pass of it), or no live lease and
+ * queued before $2.
+ */
+const lapsed = `(EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey
+                    AND e.lease_until <= $1::timestamptz AND e.lease_until >= s.updated_at)
+                 OR (s.updated_at < $2::timestamptz AND ${noLiveLease}))`;
 
 export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> => {
   const { sql } = deps;
@@ -37,7 +48,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
   const [timedOut] = await sql.query(
     `WITH failed AS (
        UPDATE post_stages s SET status = 'failed', reason = 'timeout', updated_at = $1::timestamptz
-        WHERE s.status = 'pending' AND s.redispatched AND s.updated_at < $2::timestamptz AND ${noLiveLease}
+        WHERE s.status = 'pending' AND s.redispatched AND ${lapsed}
        RETURNING s.app_id, s.rkey, s.stage, s.status
      ), events AS (
        INSERT INTO webhook_events (event_id, app_id, rkey, stage, status, occurred_at, claimed_until)
@@ -51,14 +62,22 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
   const timeoutEvents = eventsFrom(timedOut?.events);
   for (const event of timeoutEvents) deps.log.warn("stage timed out", { appId: event.appId, postId: event.postId, stage: event.stage });
 
-  // First lapse: mark it and dispatch the post again.
-  const lapsed = await sql.query<{ app_id: string; rkey: string }>(
-    `UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
-      WHERE s.status = 'pending' AND NOT s.redispatched AND s.updated_at < $2::timestamptz AND ${noLiveLease}
-     RETURNING s.app_id, s.rkey`,
+  // First lapse: mark it, clear the lapsed lease (so only a lease taken after this counts as the next lapse), and
+  // dispatch the post again.
+  const firstLapse = await sql.query<{ app_id: string; rkey: string }>(
+    `WITH marked AS (
+       UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
+        WHERE s.status = 'pending' AND NOT s.redispatched AND ${lapsed}
+       RETURNING s.app_id, s.rkey
+     ), cleared AS (
+       UPDATE post_enrichment e SET lease_token = NULL, lease_until = NULL
+        WHERE e.lease_until <= $1::timestamptz AND EXISTS (SELECT 1 FROM marked m WHERE m.app_id = e.app_id AND m.rkey = e.rkey)
+       RETURNING 1
+     )
+     SELECT DISTINCT app_id, rkey FROM marked`,
     [at, lapsedBefore],
   );
-  const posts = new Map(lapsed.map((r) => [`${r.app_id}/${r.rkey}`, { appId: r.app_id, postId: r.rkey }]));
+  const posts = new Map(firstLapse.map((r) => [`${r.app_id}/${r.rkey}`, { appId: r.app_id, postId: r.rkey }]));
   for (const job of posts.values()) {
     try {
       await deps.dispatcher.dispatch(job);

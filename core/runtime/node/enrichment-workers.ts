@@ -1,6 +1,6 @@
 /**
  * The Node host's background enrichment work: consumers of the processing queue and its dead-letter queue when
- * they are configured, and the sweep on a timer.
+ * they are configured, and the sweep on a timer (SVC_SWEEP_INTERVAL_MS).
  */
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../../deps";
@@ -9,11 +9,9 @@ import { startSqsConsumer } from "../../dispatch/sqs-consumer";
 import { runStageMessage } from "../jobs/stage-handler";
 import { runDeadLetterMessage, runSweep } from "../jobs/settle-jobs";
 
-export const sweepIntervalMs = 60_000;
-
 export const startEnrichmentWorkers = (
   deps: Deps,
-  options: { sqs?: SQSClient; waitSeconds?: number; sweepIntervalMs?: number; retryVisibility?: (receiveCount: number) => number } = {},
+  options: { sqs?: SQSClient; waitSeconds?: number; retryVisibility?: (receiveCount: number) => number } = {},
 ) => {
   const { dispatcher } = deps.enrichment;
   const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
@@ -40,7 +38,7 @@ export const startEnrichmentWorkers = (
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     sweeping = runSweep(deps, dispatcher).catch(() => {}); // logged by the invocation
-  }, options.sweepIntervalMs ?? sweepIntervalMs);
+  }, deps.config.processing.sweepIntervalMs);
   timer.unref();
   return {
     async stop() {
