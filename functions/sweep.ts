@@ -10,7 +10,8 @@ let dispatcher: Dispatcher | undefined;
 
 /**
  * The scheduled sweep (every 5 minutes on AWS): lapsed pending stages are dispatched again through the queue, and
- * webhook events left undelivered are delivered. It runs no pass, so it carries no providers.
+ * webhook events left undelivered or due for another round are delivered (those past the give-up age are given up,
+ * logged once). It runs no pass, so it carries no providers.
  */
 export const handler = async () => {
   const deps = await lambdaPorts();

@@ -30,6 +30,15 @@ export interface WebhookTarget {
   secret: string;
 }
 
+/** How the outbox keeps trying an event its quick attempts could not deliver (docs/decisions.md#webhooks). */
+export interface WebhookRetry {
+  /** Wait before the first retry round; each later one waits twice as long, up to `capMs`. */
+  baseMs: number;
+  capMs: number;
+  /** Age (from the settle, or an operator's redelivery) past which an undelivered event is given up. */
+  giveUpMs: number;
+}
+
 export interface ProcessingConfig {
   /** SVC_PROCESSING_STUB=true: stub providers for every stage, whatever else is set. */
   stub: boolean;
@@ -60,6 +69,8 @@ export interface ProcessingConfig {
   lease: LeaseTiming;
   /** SVC_SWEEP_INTERVAL_MS: the Node host's sweep period. */
   sweepIntervalMs: number;
+  /** SVC_WEBHOOK_RETRY_BASE_SECONDS, _CAP_SECONDS, _GIVE_UP_SECONDS: how the outbox retries, and for how long. */
+  webhookRetry: WebhookRetry;
 }
 
 export interface LeaseTiming {
@@ -145,6 +156,11 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
     webhooks: parseWebhooks(read, log),
     lease: parseLeaseTiming(read, log),
     sweepIntervalMs: read("SVC_SWEEP_INTERVAL_MS"),
+    webhookRetry: {
+      baseMs: read("SVC_WEBHOOK_RETRY_BASE_SECONDS") * 1000,
+      capMs: read("SVC_WEBHOOK_RETRY_CAP_SECONDS") * 1000,
+      giveUpMs: read("SVC_WEBHOOK_GIVE_UP_SECONDS") * 1000,
+    },
   };
 }
 

@@ -20,6 +20,10 @@ export const nonNegativeInteger: VariableParser<number> = (value, fail, name) =>
 export const milliseconds: VariableParser<number> = (value, fail, name) =>
   /^\d{1,7}$/.test(value) && Number(value) > 0 ? Number(value) : fail(name, `${name} must be a whole number of milliseconds from 1 to 9999999`);
 
+/** Whole seconds from 1 to a year: periods too long for milliseconds (a day of webhook retries). */
+export const seconds: VariableParser<number> = (value, fail, name) =>
+  /^\d{1,8}$/.test(value) && Number(value) > 0 && Number(value) <= 31_536_000 ? Number(value) : fail(name, `${name} must be a whole number of seconds from 1 to 31536000`);
+
 export const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
 export const logLevel: VariableParser<LogLevel> = (value, fail, name) =>

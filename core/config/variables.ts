@@ -8,6 +8,7 @@ import {
   parsePublicBaseUrl,
   port,
   rateLimitPolicy,
+  seconds,
   secret,
   type VariableParser,
 } from "./variable-parsers";
@@ -629,6 +630,33 @@ const rows = [
     scopes: ["webhooks"],
     rule: "Comma-separated appId:secret, at least 32 characters; a tenant needs both a URL and a secret",
     description: "Comma-separated `appId:secret`, at least 32 characters; a tenant in only one of the two lists is logged at error level and sent nothing",
+  }),
+  row({
+    name: "SVC_WEBHOOK_RETRY_BASE_SECONDS",
+    required: false,
+    scopes: ["webhooks"],
+    rule: "Seconds before an event whose quick attempts failed is tried again from the outbox; each later round waits twice as long",
+    description: "Seconds before an event whose 3 quick attempts failed is tried again from the outbox (by the sweep); each later round waits twice as long, up to the cap",
+    parse: seconds,
+    default: 30,
+  }),
+  row({
+    name: "SVC_WEBHOOK_RETRY_CAP_SECONDS",
+    required: false,
+    scopes: ["webhooks"],
+    rule: "Longest wait in seconds between two rounds of an undelivered event",
+    description: "The longest wait, in seconds, between two rounds of an undelivered event",
+    parse: seconds,
+    default: 3600,
+  }),
+  row({
+    name: "SVC_WEBHOOK_GIVE_UP_SECONDS",
+    required: false,
+    scopes: ["webhooks"],
+    rule: "Seconds after its settle (or an operator's redelivery) that an undelivered event is given up and logged once",
+    description: "Seconds after its settle (or an operator's redelivery) at which an event still undelivered is given up (`given_up`), logged once with its event id",
+    parse: seconds,
+    default: 86_400,
   }),
 ] as const;
 

@@ -55,7 +55,7 @@ export const createEnrichment = (opts: {
     webhooks: (appId) => config.processing.webhooks.has(appId),
     async afterRequest(job, result, log) {
       // The events are in the outbox already; a slow receiver must not hold the response (the sweep backs this up).
-      if (result.events.length) track(deliverEvents({ sql, webhooks: config.processing.webhooks, log, delivery: opts.delivery }, result.events));
+      if (result.events.length) track(deliverEvents({ sql, webhooks: config.processing.webhooks, retry: config.processing.webhookRetry, log, delivery: opts.delivery }, result.events));
       if (result.pending) await dispatcher.dispatch(job);
     },
     async drain() {

@@ -81,7 +81,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
   const heartbeat = keepLease({ sql, appId, rkey, token, now: deps.now, timing }, log);
   const deliveries: Promise<void>[] = [];
   const deliver = (events: WebhookEvent[]) => {
-    if (events.length) deliveries.push(deliverEvents({ sql, webhooks: deps.config.processing.webhooks, log, delivery: deps.delivery }, events));
+    if (events.length) deliveries.push(deliverEvents({ sql, webhooks: deps.config.processing.webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery, now: deps.now }, events));
   };
   let ran = false;
   try {

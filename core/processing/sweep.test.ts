@@ -15,7 +15,7 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
   });
   afterAll(() => h?.close());
   const leaseMs = 60_000;
-  const deps = () => ({ sql: h.sql, dispatcher, webhooks: h.config.processing.webhooks, log: quietLog, delivery: h.pass.delivery });
+  const deps = () => ({ sql: h.sql, dispatcher, webhooks: h.config.processing.webhooks, retry: h.config.processing.webhookRetry, log: quietLog, delivery: h.pass.delivery });
 
   it("a pending stage no pass has leased for 15 minutes (its job was lost) is dispatched again once, then settled failed (timeout) with its webhook", async () => {
     const post = await h.createAudioPost({ waveform: true });

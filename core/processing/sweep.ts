@@ -2,10 +2,11 @@
  * Nothing stays pending (docs/decisions.md#processing): a `pending` stage lapses when the lease of the pass that had
  * it lapsed (its holder stopped renewing: it died), or when no pass has leased it for 15 minutes (its job was lost).
  * On its first lapse it is dispatched again; lapsing again, it settles `failed` with `timeout`. The sweep also
- * delivers outbox events whose deliverer is gone, with their original event ids. On AWS a scheduled function runs
- * it; on a Node host a timer (SVC_SWEEP_INTERVAL_MS).
+ * delivers outbox events whose deliverer is gone or whose retry is due, with their original event ids, and gives up
+ * those past the give-up age (docs/decisions.md#webhooks). On AWS a scheduled function runs it; on a Node host a
+ * timer (SVC_SWEEP_INTERVAL_MS).
  */
-import type { WebhookTarget } from "../config/processing-config";
+import type { WebhookRetry, WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { claimMs, deliverEvents, eventsFrom, outboxReturning, sweepOutbox } from "../webhooks/outbox";
@@ -19,6 +20,8 @@ export interface SweepDeps {
   sql: Sql;
   dispatcher: Dispatcher;
   webhooks: ReadonlyMap<string, WebhookTarget>;
+  /** How undelivered events are retried and when given up: the sweep drives both. */
+  retry: WebhookRetry;
   log: Pick<Logger, "info" | "warn" | "error">;
   delivery?: Partial<DeliveryOptions>;
 }
@@ -86,7 +89,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
     }
   }
 
-  const outbox = { sql, webhooks: deps.webhooks, log: deps.log, delivery: deps.delivery };
+  const outbox = { sql, webhooks: deps.webhooks, retry: deps.retry, log: deps.log, delivery: deps.delivery, now: () => now };
   await deliverEvents(outbox, timeoutEvents);
   const delivered = await sweepOutbox(outbox, now);
   return { redispatched: posts.size, timedOut: Number(timedOut?.failed ?? 0), delivered };

@@ -10,6 +10,7 @@ import rateLimitTakeOneWrite from "../../migrations/0008_rate_limit_take_one_wri
 import stageNames from "../../migrations/0009_stage_names.sql";
 import loudness from "../../migrations/0010_loudness.sql";
 import rateLimitTakeClock from "../../migrations/0012_rate_limit_take_clock.sql";
+import webhookRetries from "../../migrations/0013_webhook_retries.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -27,4 +28,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0009_stage_names.sql", sql: stageNames },
   { name: "0010_loudness.sql", sql: loudness },
   { name: "0012_rate_limit_take_clock.sql", sql: rateLimitTakeClock },
+  { name: "0013_webhook_retries.sql", sql: webhookRetries },
 ];

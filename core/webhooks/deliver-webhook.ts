@@ -2,6 +2,7 @@
  * One event to one tenant (docs/decisions.md#webhooks): up to 3 attempts, 5 s each, backoff about 0.5 s then 2 s.
  * Retried on network errors, timeouts, 408, 429 and 5xx; a 3xx is a failure never followed nor retried (a signed
  * payload is never resent elsewhere); other 4xx stop. Every attempt is logged with the event id and its outcome.
+ * When every attempt failed in a way worth retrying, the result says so (`later`): the outbox tries again later.
  */
 import type { WebhookTarget } from "../config/processing-config";
 import { webhookHeaders } from "./sign-webhook";
@@ -19,6 +20,9 @@ export const deliveryDefaults: DeliveryOptions = { timeoutMs: 5000, backoffMs: [
 
 export type DeliveryOutcome = "delivered" | "failed";
 
+/** `later`: the receiver could not be reached or was failing (not a refusal): worth another round from the outbox. */
+export type DeliveryResult = { outcome: "delivered"; attempts: number } | { outcome: "failed"; attempts: number; later?: true };
+
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
 export const deliverWebhook = async (
@@ -26,7 +30,7 @@ export const deliverWebhook = async (
   target: WebhookTarget,
   log: Pick<Logger, "info" | "warn">,
   options: DeliveryOptions = deliveryDefaults,
-): Promise<{ outcome: DeliveryOutcome; attempts: number }> => {
+): Promise<DeliveryResult> => {
   const body = webhookBody(event);
   const attempts = options.backoffMs.length + 1;
   for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -57,5 +61,5 @@ export const deliverWebhook = async (
     if (!retry) return { outcome: "failed", attempts: attempt };
     if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, options.backoffMs[attempt - 1]));
   }
-  return { outcome: "failed", attempts };
+  return { outcome: "failed", attempts, later: true };
 };

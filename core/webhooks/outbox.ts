@@ -1,9 +1,11 @@
 /**
- * The webhook outbox: settle statements insert events (see `outboxInsert`), and a deliverer claims them, sends
- * them and records the outcome. A claim lapses after `claimMs`, so events whose deliverer died are sent by the
- * sweep, with the same event id.
+ * The webhook outbox (docs/decisions.md#webhooks): settle statements insert events (see `outboxInsert`), and a
+ * deliverer claims them, sends them and records the outcome. A claim lapses after `claimMs`, so events whose
+ * deliverer died are sent by the sweep, with the same event id. An event whose quick attempts all failed for want of
+ * a working receiver stays open, due again after an exponential backoff, and the sweep keeps trying it until it is
+ * delivered or, past the give-up age, given up (logged once).
  */
-import type { WebhookTarget } from "../config/processing-config";
+import type { WebhookRetry, WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
 import { deliverWebhook, deliveryDefaults, type DeliveryOptions } from "./deliver-webhook";
 import { toWebhookEvent, type WebhookEvent } from "./webhook-event";
@@ -31,9 +33,23 @@ export const eventsFrom = (rows: unknown): WebhookEvent[] =>
 export interface OutboxDeps {
   sql: Sql;
   webhooks: ReadonlyMap<string, WebhookTarget>;
+  /** Backoff and give-up age of undelivered events (SVC_WEBHOOK_RETRY_BASE_SECONDS and its neighbours). */
+  retry: WebhookRetry;
   log: Pick<Logger, "info" | "warn">;
   delivery?: Partial<DeliveryOptions>;
+  /** The clock outcomes and next rounds are recorded by (the pass's, the sweep's); the delivery's otherwise. */
+  now?: () => Date;
 }
+
+/**
+ * The next round is due `min(cap, base * 2^rounds)` after this one (rounds spent before it: 0 after the quick
+ * attempts), in SQL so the row's own count decides it. Only an open event is touched: an operator may have acted.
+ */
+const retryLater = `UPDATE webhook_events
+    SET attempts = attempts + $2, rounds = rounds + 1,
+        claimed_until = $3::timestamptz + least($4::double precision, $5::double precision * power(2, least(rounds, 40))) * interval '1 millisecond'
+  WHERE event_id = $1 AND outcome IS NULL
+  RETURNING rounds, claimed_until AS "nextAttemptAt"`;
 
 /** Sends claimed events and records each outcome; never throws (a failed delivery never fails the pass). */
 export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEvent[]): Promise<void> => {
@@ -45,7 +61,14 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEv
           ? await deliverWebhook(event, target, deps.log, { ...deliveryDefaults, ...deps.delivery })
           : { outcome: "failed" as const, attempts: 0 };
         if (!target) deps.log.warn("webhook dropped: the tenant no longer has a webhook target", { eventId: event.eventId, appId: event.appId });
-        const now = (deps.delivery?.now ?? deliveryDefaults.now)();
+        const now = (deps.now ?? deps.delivery?.now ?? deliveryDefaults.now)();
+        if (result.outcome === "failed" && result.later) {
+          const [next] = await deps.sql.query<{ rounds: number; nextAttemptAt: unknown }>(retryLater, [
+            event.eventId, result.attempts, now.toISOString(), deps.retry.capMs, deps.retry.baseMs,
+          ]);
+          if (next) deps.log.info("webhook undelivered; tried again later", { eventId: event.eventId, appId: event.appId, rounds: next.rounds, nextAttemptAt: String(next.nextAttemptAt) });
+          return;
+        }
         await deps.sql.query(
           `UPDATE webhook_events SET outcome = $2, attempts = attempts + $3, settled_at = $4::timestamptz WHERE event_id = $1`,
           [event.eventId, result.outcome, result.attempts, now.toISOString()],
@@ -58,15 +81,26 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEv
   );
 };
 
-/** Claims events whose deliverer is gone (claim lapsed, no outcome) and delivers them. Returns how many. */
+/**
+ * Gives up open events older than the give-up age that no deliverer holds, each logged here once (the statement
+ * that marks it is the one that reports it); then claims the events that are due (a lapsed claim, or a retry's
+ * time come), earliest due first, and delivers them. Returns how many it claimed.
+ */
 export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100): Promise<number> => {
+  const givenUp = await deps.sql.query<{ eventId: string; appId: string; postId: string; stage: string; attempts: number; rounds: number }>(
+    `UPDATE webhook_events SET outcome = 'given_up', settled_at = $1::timestamptz
+      WHERE outcome IS NULL AND claimed_until <= $1::timestamptz AND coalesce(retry_from, occurred_at) < $2::timestamptz
+      RETURNING event_id AS "eventId", app_id AS "appId", rkey AS "postId", stage, attempts, rounds`,
+    [now.toISOString(), new Date(now.getTime() - deps.retry.giveUpMs).toISOString()],
+  );
+  for (const event of givenUp) deps.log.warn("webhook given up: undelivered past the give-up age", { ...event });
   const rows = await deps.sql.query(
     `UPDATE webhook_events SET claimed_until = $2::timestamptz
-      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until < $1::timestamptz
-                          ORDER BY occurred_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until <= $1::timestamptz
+                          ORDER BY claimed_until LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING ${outboxReturning}`,
     [now.toISOString(), new Date(now.getTime() + claimMs).toISOString(), limit],
   );
-  await deliverEvents(deps, eventsFrom(rows));
+  await deliverEvents({ ...deps, now: deps.now ?? (() => now) }, eventsFrom(rows));
   return rows.length;
 };

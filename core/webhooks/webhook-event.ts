@@ -14,6 +14,9 @@ export interface WebhookEvent {
 export const webhookBody = (event: WebhookEvent): string =>
   JSON.stringify({ postId: event.postId, originAppId: event.appId, stage: event.stage, status: event.status, occurredAt: event.occurredAt });
 
+/** A driver's Date as it is (String() would drop its milliseconds, and a retry's body must equal the first's). */
+const isoOf = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
+
 /** An outbox row as the SQL statements return it (json_build_object keys). */
 export const toWebhookEvent = (row: Record<string, unknown>): WebhookEvent => ({
   eventId: String(row.eventId ?? row.event_id),
@@ -21,5 +24,5 @@ export const toWebhookEvent = (row: Record<string, unknown>): WebhookEvent => ({
   postId: String(row.postId ?? row.rkey),
   stage: String(row.stage),
   status: row.status as WebhookEvent["status"],
-  occurredAt: new Date(String(row.occurredAt ?? row.occurred_at)).toISOString(),
+  occurredAt: isoOf(row.occurredAt ?? row.occurred_at),
 });

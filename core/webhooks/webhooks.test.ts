@@ -97,7 +97,7 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
 
   it("3 attempts at most, with backoff between them", async () => {
     const r = await start(() => ({ status: 503 }));
-    expect(await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast)).toEqual({ outcome: "failed", attempts: 3 });
+    expect(await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast)).toEqual({ outcome: "failed", attempts: 3, later: true });
     expect(r.received).toHaveLength(3);
     expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(15);
     expect(r.received[2]!.at - r.received[1]!.at).toBeGreaterThanOrEqual(45);
@@ -133,9 +133,9 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
     expect(log.lines[0]!.extra.why).toBe("timeout");
   });
 
-  it("a network error is retried, then given up without throwing", async () => {
+  it("a network error is retried, then left to the outbox without throwing", async () => {
     const log = recordingLog();
-    expect(await deliverWebhook(event(), { url: "http://127.0.0.1:1/hooks", secret }, log, fast)).toEqual({ outcome: "failed", attempts: 3 });
+    expect(await deliverWebhook(event(), { url: "http://127.0.0.1:1/hooks", secret }, log, fast)).toEqual({ outcome: "failed", attempts: 3, later: true });
     expect(log.lines.every((l) => l.extra.why === "network error")).toBe(true);
   });
 });
@@ -184,7 +184,7 @@ describe.each(backends)("the webhook outbox on $name", (backend) => {
     const [stored] = await h.events(post.postId);
     expect(stored).toMatchObject({ stage: "transcribe", status: "skipped", outcome: null });
     expect(h.hooksFor(post.postId)).toEqual([]);
-    const deps = { sql: h.sql, dispatcher: offDispatcher, webhooks: h.config.processing.webhooks, log: recordingLog(), delivery: h.pass.delivery };
+    const deps = { sql: h.sql, dispatcher: offDispatcher, webhooks: h.config.processing.webhooks, retry: h.config.processing.webhookRetry, log: recordingLog(), delivery: h.pass.delivery };
     // While the writer's claim is live the sweep leaves the event alone.
     expect((await sweep(deps, new Date())).delivered).toBe(0);
     const later = new Date(Date.now() + claimMs + 1000);

@@ -45,13 +45,13 @@ export const runDeadLetterMessage = (deps: SettleDeps, body: string): Promise<vo
     const events = await failPendingStages(sql, job, "dead_letter", deps.now(), webhooks.has(job.appId));
     // Stages a live lease covers are left to its pass (dead-letter.ts): `stages` counts those settled here.
     log.warn("processing job dead-lettered", { ...job, stages: events.length });
-    await deliverEvents({ sql, webhooks, log, delivery: deps.delivery }, events);
+    await deliverEvents({ sql, webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery, now: deps.now }, events);
   });
 };
 
 /** The sweep as one invocation. */
 export const runSweep = (deps: SettleDeps, dispatcher: Dispatcher) =>
-  asInvocation("sweep", deps, {}, (sql, log) => sweep({ sql, dispatcher, webhooks: deps.config.processing.webhooks, log, delivery: deps.delivery }, deps.now()));
+  asInvocation("sweep", deps, {}, (sql, log) => sweep({ sql, dispatcher, webhooks: deps.config.processing.webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery }, deps.now()));
 
 /** The dead-letter consumer function. */
 export const deadLetterHandler = (ports: () => Promise<SettleDeps>) => async (event: SQSEvent) => {
