@@ -7,10 +7,12 @@ import getPost from "./get-post";
 import health from "./health";
 import listPosts from "./list-posts";
 import listReplies from "./list-replies";
+import listWebhookEvents from "./list-webhook-events";
 import openapi from "./openapi";
 import patchPost from "./patch-post";
 import processAudio from "./process-audio";
 import referenceScript from "./reference-script";
+import redeliverWebhookEvents from "./redeliver-webhook-events";
 import reference from "./reference";
 import uploadAudio from "./upload-audio";
 
@@ -32,6 +34,8 @@ export const routeImpls = {
   listReplies,
   patchPost,
   processAudio,
+  listWebhookEvents,
+  redeliverWebhookEvents,
   uploadAudio,
   createUpload,
   completeUpload,
