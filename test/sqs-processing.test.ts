@@ -114,7 +114,7 @@ describe.each(backends)("SQS dispatch on $name, a pass held open past the queue'
     svc = await startTestService({
       driver: "node",
       sql: () => migratedDatabase(backend),
-      env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl },
+      env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl, PROCESSING_CONCURRENCY: "1" },
       enrichment: { sqs: sqs.client, providers: providers.registry },
     });
     for (let i = 0; i < 2; i++) workers.push(startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1, retryVisibility: () => 0 }));
@@ -209,5 +209,45 @@ describe("the SQS stage function (Lambda, batch of 1)", () => {
     expect((sent[0] as { input: Record<string, unknown> }).input).toMatchObject({ QueueUrl: "https://sqs.eu-west-1.amazonaws.com/123456789012/svc-processing", ReceiptHandle: "r-1", VisibilityTimeout: 20 });
     // A body that is not a job can never succeed: it is dropped, not retried.
     await expect(handler(event("not json", "1"))).resolves.toBeUndefined();
+  });
+});
+
+/** The Node host's consumer runs PROCESSING_CONCURRENCY jobs at once, so one slow provider holds one post, not all. */
+describe.each(backends)("SQS dispatch on $name, PROCESSING_CONCURRENCY", (backend) => {
+  let sqs: Awaited<ReturnType<typeof startSqsEmulator>>;
+  let svc: TestService;
+  let workers: ReturnType<typeof startEnrichmentWorkers>;
+  let release!: () => void;
+  const providers = testProviders({ gate: { waveform: new Promise<void>((resolve) => (release = resolve)) } });
+  beforeAll(async () => {
+    sqs = await startSqsEmulator({ visibilityTimeout: 30 });
+    svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backend),
+      env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_CONCURRENCY: "3" },
+      enrichment: { sqs: sqs.client, providers: providers.registry },
+    });
+    workers = startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1 });
+  });
+  afterAll(async () => {
+    release();
+    await workers?.stop();
+    await svc?.close();
+    await sqs?.close();
+  });
+
+  it("runs PROCESSING_CONCURRENCY jobs at once: three posts held by one slow provider are all in it together, and all settle once it answers", async () => {
+    const postIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const blob = await seedAudio(svc.deps, "alpha");
+      const res = await svc.post("/api/v1/posts", { actor: `concurrent-${i}`, json: audioPost(blob, { waveform: true }) });
+      expect(res.status).toBe(201);
+      postIds.push(res.json.data.postId as string);
+    }
+    // Every pass waits inside the held provider at the same time: a single consumer would have one there.
+    await expect.poll(() => providers.count("waveform"), { timeout: 10_000 }).toBe(3);
+    release();
+    const ready = async () => (await svc.deps.sql.query(`SELECT count(*)::int AS n FROM post_stages WHERE rkey = ANY(string_to_array($1, ',')) AND status = 'ready'`, [postIds.join(",")]))[0]!.n;
+    await expect.poll(ready, { timeout: 10_000 }).toBe(3);
   });
 });

@@ -59,6 +59,8 @@ export interface ProcessingConfig {
   elevenLabsBaseUrl: string;
   /** PROCESSING_QUEUE_URL (SQS). */
   queueUrl?: string;
+  /** PROCESSING_CONCURRENCY: jobs the Node host's consumer runs at once. */
+  concurrency: number;
   /** PROCESSING_DEAD_LETTER_QUEUE_URL: the Node host consumes it too when set. */
   deadLetterQueueUrl?: string;
   /** Complete Cloud Tasks settings, or undefined (a partial set is logged and leaves this off). */
@@ -151,6 +153,7 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
     ...optional("elevenLabsSttModel", read("ELEVENLABS_STT_MODEL")),
     elevenLabsBaseUrl: read("ELEVENLABS_BASE_URL").replace(/\/+$/, ""),
     ...optional("queueUrl", read("PROCESSING_QUEUE_URL")),
+    concurrency: read("PROCESSING_CONCURRENCY"),
     ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),
     ...optional("tasks", parseTaskQueue(read, log)),
     webhooks: parseWebhooks(read, log),

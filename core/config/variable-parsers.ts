@@ -17,6 +17,10 @@ export const secret: VariableParser<string> = (value, fail, name) =>
 export const nonNegativeInteger: VariableParser<number> = (value, fail, name) =>
   /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : fail(name, `${name} must be a non-negative integer`);
 
+/** 1 to 64: how many of something run at once. */
+export const concurrency: VariableParser<number> = (value, fail, name) =>
+  /^\d{1,2}$/.test(value) && Number(value) >= 1 && Number(value) <= 64 ? Number(value) : fail(name, `${name} must be a whole number from 1 to 64`);
+
 export const milliseconds: VariableParser<number> = (value, fail, name) =>
   /^\d{1,7}$/.test(value) && Number(value) > 0 ? Number(value) : fail(name, `${name} must be a whole number of milliseconds from 1 to 9999999`);
 

@@ -1,5 +1,6 @@
 import {
   clientIpSource,
+  concurrency,
   logLevel,
   milliseconds,
   nonNegativeInteger,
@@ -565,6 +566,16 @@ const rows = [
     description: "Milliseconds between the Node host's sweeps, which re-dispatch the stages of lapsed leases and deliver webhook events left undelivered (on AWS a schedule runs the sweep every 5 minutes)",
     parse: milliseconds,
     default: 30_000,
+  }),
+  row({
+    name: "PROCESSING_CONCURRENCY",
+    required: false,
+    scopes: ["host"],
+    rule: "1 to 64",
+    description:
+      "Processing jobs a Node host runs at once from `PROCESSING_QUEUE_URL` (each on a post of its own); a pass mostly waits on its providers, and one slow transcription must not hold every other post",
+    parse: concurrency,
+    default: 4,
   }),
   row({
     name: "SVC_TASKS_LOCATION",

@@ -1,6 +1,6 @@
 /**
- * The Node host's background enrichment work: consumers of the processing queue and its dead-letter queue when
- * they are configured, and the sweep on a timer (SVC_SWEEP_INTERVAL_MS).
+ * The Node host's background enrichment work: consumers of the processing queue (PROCESSING_CONCURRENCY jobs at
+ * once) and its dead-letter queue when they are configured, and the sweep on a timer (SVC_SWEEP_INTERVAL_MS).
  */
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../../deps";
@@ -19,7 +19,8 @@ export const startEnrichmentWorkers = (
   if (queueUrl || deadLetterQueueUrl) {
     const client = options.sqs ?? createSqsClient(deps.config.aws.region);
     const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility };
-    if (queueUrl) {
+    // PROCESSING_CONCURRENCY consumers, each a job at a time: a pass mostly waits on its providers.
+    for (let i = 0; queueUrl && i < deps.config.processing.concurrency; i++) {
       stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(deps, m.Body ?? "", receiveCount) }).stop);
     }
     if (deadLetterQueueUrl) {
