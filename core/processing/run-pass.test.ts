@@ -53,6 +53,20 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(Object.values(states).map((s) => s.status)).toEqual(["ready", "ready", "ready", "ready", "ready"]);
   });
 
+  it("a pass that changes the bytes builds the mp3 rendition of the bytes it leaves, once, before the first playback asks; one that changes nothing builds none", async () => {
+    const built: string[] = [];
+    const renditions = { buildMp3: async (source: { cid: string }) => void built.push(source.cid) };
+    const post = await h.createAudioPost({ trim: true, normalize: true, waveform: true });
+    await runPass({ ...h.pass, renditions }, job(post.postId));
+    const last = providers.calls.at(-1)!;
+    expect(last.stage).toBe("waveform");
+    expect(built).toEqual([last.cid]);
+    expect(last.cid).not.toBe(post.blob.ref.$link);
+    const waveformOnly = await h.createAudioPost({ waveform: true });
+    await runPass({ ...h.pass, renditions }, job(waveformOnly.postId));
+    expect(built).toHaveLength(1);
+  });
+
   it("each stage's log line says how long its provider and its settling took, and the job's line how long the lease took", async () => {
     const lines: Record<string, unknown>[] = [];
     const log = { ...h.pass.log, info: (message: string, fields?: object) => void lines.push({ message, ...fields }) };

@@ -16,6 +16,7 @@ import { buildTranscriptRecord } from "../records/transcript-record";
 import { ProviderError, stageOrder, type AudioRef, type ProviderCall, type Stage } from "../providers/provider-port";
 import { buildProvider } from "../providers/build-provider";
 import type { ProviderEntry } from "../providers/provider-entry";
+import type { RenditionBuilder } from "../providers/rendition-builder";
 import { selectProvider } from "../providers/select-provider";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
@@ -42,13 +43,19 @@ export interface PassDeps {
    * Lambda, frozen once it returns) the pass awaits them; the sweep backs up both.
    */
   background?: (work: Promise<unknown>) => void;
+  /**
+   * Builds the mp3 rendition of the bytes a pass leaves once it changed them, beside the stages after the last
+   * byte-changing one, so the first `format=mp3` playback finds it (docs/decisions.md#rendition-service).
+   */
+  renditions?: RenditionBuilder;
 }
 
 export interface PassOptions {
   /** Epoch ms by which the pass must stop (a Lambda's remaining time); at most passTimeLimitMs from now. */
   deadline?: number;
   /** The queue will not deliver this job again: a provider's request to retry settles the stage failed instead. */
-  finalAttempt?: boolean;  /** Adds fields to the job's summary line (the lease's time, `leaseMs`). */
+  finalAttempt?: boolean;
+  /** Adds fields to the job's summary line (the lease's time, `leaseMs`). */
   annotate?: (fields: Record<string, unknown>) => void;
 }
 
@@ -84,12 +91,17 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
     if (events.length) deliveries.push(deliverEvents({ sql, webhooks: deps.config.processing.webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery, now: deps.now }, events));
   };
   let ran = false;
+  const renditions = renditionsAhead(deps, appId, rkey);
   try {
     // Loop: a byte change sends derived stages back to pending, and a PATCH may add stages while we hold the lease.
     for (;;) {
       const state = await loadPassState(sql, appId, rkey);
-      if (!state || state.pending.length === 0) break;
+      if (!state || state.pending.length === 0) {
+        renditions.after(state?.audio ?? null, undefined);
+        break;
+      }
       const next = stageOrder.map((s) => state.pending.find((p) => p.stage === s)).find((p): p is PendingStage => p !== undefined)!;
+      renditions.after(state.audio, next.stage);
       if (deps.now().getTime() > deadline - deadlineMarginMs) return { kind: "retry" };
       // Where a stage's time goes, on its log line: the provider's call, then the settling transaction.
       const stageStarted = performance.now();
@@ -123,9 +135,32 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
   } finally {
     await heartbeat.stop();
     await releaseLease(sql, appId, rkey, token).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
-    if (deps.background) deps.background(Promise.all(deliveries));
-    else await Promise.all(deliveries);
+    const rest = Promise.all([...deliveries, renditions.built()]);
+    if (deps.background) deps.background(rest);
+    else await rest;
   }
+};
+
+const byteChanging: ReadonlySet<Stage> = new Set(["denoise", "trim", "normalize"]);
+
+/**
+ * The mp3 rendition of the bytes the pass leaves, started once no byte-changing stage is next and the bytes are not
+ * the ones the pass began with; a failure is logged (the first playback builds it then).
+ */
+const renditionsAhead = (deps: PassDeps, appId: string, rkey: string) => {
+  let first: string | undefined;
+  let building: Promise<void> | undefined;
+  return {
+    after(audio: AudioRef | null, next: Stage | undefined) {
+      if (!audio) return;
+      first ??= audio.cid;
+      if (building || !deps.renditions || audio.cid === first || (next && byteChanging.has(next))) return;
+      building = deps.renditions.buildMp3(audio).catch((error: unknown) => {
+        deps.log.warn("mp3 rendition not built ahead of playback", { appId, postId: rkey, error: error instanceof Error ? error.message : String(error) });
+      });
+    },
+    built: () => building ?? Promise.resolve(),
+  };
 };
 
 type SettleFn = (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => Promise<void>;

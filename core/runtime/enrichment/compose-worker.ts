@@ -8,6 +8,7 @@ import type { Config } from "../../config/types";
 import type { Logger } from "../../observability/logger";
 import { createWorker, type Worker } from "../../processing/worker";
 import type { ProviderEntry } from "../../providers/provider-entry";
+import type { RenditionBuilder } from "../../providers/rendition-builder";
 import { providerRegistry } from "../../providers/provider-registry";
 import type { Sql } from "../../sql/port";
 import type { DeliveryOptions } from "../../webhooks/deliver-webhook";
@@ -20,6 +21,8 @@ export interface EnrichmentPorts {
   now: () => Date;
   /** A long-lived host's background work: the pass delivers webhooks there instead of awaiting them. */
   background?: (work: Promise<unknown>) => void;
+  /** The mp3 renditions port, when the rendition service is configured: a pass builds the mp3 of the bytes it leaves. */
+  renditions?: RenditionBuilder;
 }
 
 export interface WorkerOverrides {
@@ -28,5 +31,5 @@ export interface WorkerOverrides {
   delivery?: Partial<DeliveryOptions>;
 }
 
-export const composeWorker = ({ config, sql, blobs, logger, now, background }: EnrichmentPorts, overrides: WorkerOverrides = {}): Worker =>
-  createWorker({ sql, blobs, config, log: logger, now, providers: overrides.providers ?? providerRegistry, delivery: overrides.delivery, background });
+export const composeWorker = ({ config, sql, blobs, logger, now, background, renditions }: EnrichmentPorts, overrides: WorkerOverrides = {}): Worker =>
+  createWorker({ sql, blobs, config, log: logger, now, providers: overrides.providers ?? providerRegistry, delivery: overrides.delivery, background, renditions });

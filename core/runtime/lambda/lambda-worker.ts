@@ -1,3 +1,4 @@
+import { renditionsFor } from "../../providers/rendition/mp3-rendition-builder";
 import { composeWorker } from "../enrichment/compose-worker";
 import type { PortLoader } from "./port-loader";
 
@@ -9,5 +10,5 @@ import type { PortLoader } from "./port-loader";
  */
 export const lambdaWorker: PortLoader<"worker"> = async (config, { sql, blobs, logger, now }) => {
   if (!sql || !blobs) throw new Error('the worker port is built over sql and blobs: list them before "worker" in uses');
-  return composeWorker({ config, sql, blobs, logger, now });
+  return composeWorker({ config, sql, blobs, logger, now, ...renditionsFor(config.rendition) });
 };

@@ -30,7 +30,9 @@ export const createNodeDeps = async (
   // One worker per process: the queue consumers, the system route and inline dispatch all run jobs on it. Its
   // webhook deliveries run in the background, so an inline create or PATCH never waits on a receiver.
   const background = backgroundWork();
-  const worker = composeWorker({ config, sql, blobs, logger, now, background: background.track }, overrides.enrichment);
+  // One mp3 builder for playback and the worker: a playback during the pass's build of the same rendition joins it.
+  const { renditions } = renditionsFor(config.rendition);
+  const worker = composeWorker({ config, sql, blobs, logger, now, background: background.track, renditions }, overrides.enrichment);
   return {
     config,
     sql,
@@ -41,7 +43,7 @@ export const createNodeDeps = async (
     storeProbes: portStoreProbes(sql, blobs),
     enrichment: composeEnrichment({ config, sql, logger }, overrides.enrichment, (track) => createInlineDispatcher(worker, track, overrides.enrichment?.retry), background),
     worker,
-    ...renditionsFor(config.rendition),
+    ...(renditions && { renditions }),
   };
 };
 
