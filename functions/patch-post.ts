@@ -1,5 +1,6 @@
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
+import { leaveToSweep } from "../core/processing/lease";
 import { requestStagesIfAuthor } from "../core/processing/request-stages";
 import { requestedStages } from "../core/processing/stage-state";
 import { findPost } from "../core/posts/post-store";
@@ -57,8 +58,10 @@ const impl = implement(route, async (call) => {
   try {
     await enrichment.afterRequest({ appId, postId }, result, call.log);
   } catch (error) {
-    // The stages stay pending and the sweep dispatches them; a retry of this request changes nothing and sends no job.
+    // The stages stay pending and the next sweep dispatches them; a retry of this request changes nothing and sends
+    // no job.
     call.log.error("processing job not dispatched", { appId, postId, error: String(error) });
+    await leaveToSweep(call.sql, appId, postId, call.deps.now()).catch(() => undefined);
     throw new DomainError("SERVICE_UNAVAILABLE", "processing could not be queued; retry the request");
   }
   const row = await findPost(call.sql, appId, postId);

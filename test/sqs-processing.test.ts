@@ -2,6 +2,8 @@ import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-
 import type { SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { retryDelaySeconds } from "../core/processing/retry-policy";
+import type { Job } from "../core/processing/job";
+import { sweep } from "../core/processing/sweep";
 import type { Stage } from "../core/providers/provider-port";
 import { startEnrichmentWorkers } from "../core/runtime/node/enrichment-workers";
 import { stageHandler } from "../core/runtime/jobs/stage-handler";
@@ -173,6 +175,33 @@ describe.each(backends)("SQS dispatch on $name, a pass held open past the queue'
   it("a job that cannot run is received 3 times, then dead-lettered, and the dead-letter consumer settles it failed (dead_letter)", async () => {
     const postId = await create("held-3", { denoise: true });
     await expect.poll(() => statuses(postId), { timeout: 20_000, interval: 250 }).toEqual({ denoise: "failed (dead_letter)" });
+  });
+});
+
+describe.each(backends)("a job that cannot be queued, on $name", (backend) => {
+  let svc: TestService;
+  const down = { send: async () => Promise.reject(new Error("the queue is unreachable")) } as unknown as SQSClient;
+  beforeAll(async () => {
+    svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backend),
+      env: { SVC_PROCESSING_STUB: "true", PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/processing" },
+      enrichment: { sqs: down },
+    });
+  });
+  afterAll(() => svc?.close());
+
+  it("leaves the post's stages to the next sweep, not to the 15-minute rule: a create (201) and a PATCH (503) alike", async () => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const created = await svc.post("/api/v1/posts", { actor: "nq-1", json: audioPost(blob, { waveform: true }) });
+    expect(created.status).toBe(201);
+    const bare = await svc.post("/api/v1/posts", { actor: "nq-1", json: audioPost(blob) });
+    const patched = await svc.call("PATCH", `/api/v1/posts/${bare.json.data.postId}`, { actor: "nq-1", json: { processing: { transcribe: true } } });
+    expect(patched.status).toBe(503);
+    const dispatched: Job[] = [];
+    const quiet = { info() {}, warn() {}, error() {} };
+    await sweep({ sql: svc.deps.sql, dispatcher: { mode: "sqs", dispatch: async (job) => void dispatched.push(job) }, webhooks: new Map(), retry: svc.deps.config.processing.webhookRetry, log: quiet }, new Date(Date.now() + 1000));
+    expect(dispatched.map((j) => j.postId).sort()).toEqual([created.json.data.postId, bare.json.data.postId].sort());
   });
 });
 

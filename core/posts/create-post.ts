@@ -8,6 +8,7 @@ import type { Sql } from "../sql/port";
 import type { Enrichment } from "../processing/enrichment";
 import type { Logger } from "../observability/logger";
 import { requestedStages } from "../processing/stage-state";
+import { leaveToSweep } from "../processing/lease";
 import { insertPost } from "./insert-post";
 import { findReplyTargets } from "./post-store";
 import { replyVerdict } from "./reply-gating";
@@ -74,8 +75,9 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
       try {
         await input.enrichment.afterRequest({ appId, postId: rkey }, inserted, input.log);
       } catch (error) {
-        // The post and its answer are stored: the sweep dispatches its pending stages again.
+        // The post and its answer are stored: the next sweep dispatches its pending stages again.
         input.log.error("processing job not dispatched; the sweep retries it", { appId, postId: rkey, error: String(error) });
+        await leaveToSweep(sql, appId, rkey, input.now).catch(() => undefined);
       }
       return answer;
     }
