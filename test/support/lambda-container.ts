@@ -8,6 +8,8 @@ const runner = path.join(import.meta.dirname, "lambda-container-runner.mjs");
 
 export interface LambdaContainer {
   node: string;
+  /** The environment's process: its memory is what the function's memory setting must hold. */
+  pid: number;
   initMs: number;
   /** stdout and stderr of the function so far (its log lines). */
   logs(): string;
@@ -51,6 +53,7 @@ export const startLambdaContainer = async (opts: {
   const { node, initMs } = await ready;
   return {
     node,
+    pid: child.pid!,
     initMs,
     logs: () => logs,
     invoke<T>(event: unknown, timeoutMs = 10_000) {
