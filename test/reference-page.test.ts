@@ -45,7 +45,7 @@ describe("the reference page in a browser", () => {
     expect(new URL(answer.url()).origin).toBe(new URL(pageUrl).origin);
     expect(answer.status()).toBe(200);
     expect(answer.request().headers().origin).toBeUndefined(); // same-origin: the browser sent no CORS request
-    await expect.poll(() => page.getByText('"backend": "pglite"').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText('"backend": "pglite"').count(), { timeout: 20_000 }).toBeGreaterThan(0);
     expect(failures).toEqual([]);
     await page.close();
   });
@@ -54,7 +54,7 @@ describe("the reference page in a browser", () => {
     const page = await browser.context.newPage();
     await page.goto(pageUrl);
     const sidebar = page.getByRole("navigation").first();
-    await expect.poll(() => sidebar.getByText("Create a post", { exact: true }).count()).toBeGreaterThan(0);
+    await expect.poll(() => sidebar.getByText("Create a post", { exact: true }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
     const text = await sidebar.innerText();
     for (const title of ["List posts", "Get a post", "Request enrichment", "Upload audio", "Play audio", "Health"]) expect(text).toContain(title);
     expect(text).not.toContain("`");
