@@ -46,8 +46,11 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
       idle_in_transaction_session_timeout: timeouts.statementMs * 3,
     }),
   });
-  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  // An idle client that loses its server must not crash the process; the next checkout reconnects. Every client
+  // also keeps a listener of its own: pg-pool drops its idle listener at the first error and while it ends a client,
+  // and a second error then (the server's FATAL, then the socket's close) would be an uncaught exception.
   pool.on("error", () => {});
+  pool.on("connect", (client) => void client.on("error", () => {}));
 
   // Statements with parameters run as named prepared statements: each connection parses and plans one once, then
   // only binds (the post view query plans in about 0.7 ms and executes in 0.15). Names are per connection as well
