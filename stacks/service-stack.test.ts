@@ -347,9 +347,9 @@ describe("workers", () => {
     expect(actionsOf(built.stage)).toEqual(expect.arrayContaining(["transcribe:StartTranscriptionJob", "transcribe:GetTranscriptionJob"]));
   });
 
-  it("sweeps every 5 minutes", () => {
+  it("sweeps every minute, so a dead holder's stages are dispatched again within about two minutes of its lease lapsing", () => {
     template.hasResourceProperties("AWS::Events::Rule", {
-      ScheduleExpression: "rate(5 minutes)",
+      ScheduleExpression: "rate(1 minute)",
       Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [logicalId(built.sweep.jobFunction), "Arn"] } })],
     });
   });

@@ -215,7 +215,7 @@ export function ServiceStack({ app, stack }: StackContext) {
   deadLetter.addEventSource(new SqsEventSource(deadLetters, { batchSize: 1 }));
 
   const sweep = new Cron(stack, "Sweep", {
-    schedule: "rate(5 minutes)",
+    schedule: "rate(1 minute)",
     job: { function: { handler: "functions/sweep.handler", timeout: 60 } },
   });
 

@@ -563,7 +563,7 @@ const rows = [
     required: false,
     scopes: ["host"],
     rule: "Milliseconds between the Node host's sweeps (lapsed leases and stale pending stages re-dispatched, undelivered webhook events sent)",
-    description: "Milliseconds between the Node host's sweeps, which re-dispatch the stages of lapsed leases and deliver webhook events left undelivered (on AWS a schedule runs the sweep every 5 minutes)",
+    description: "Milliseconds between the Node host's sweeps, which re-dispatch the stages of lapsed leases and deliver webhook events left undelivered (on AWS a schedule runs the sweep every minute)",
     parse: milliseconds,
     default: 30_000,
   }),
