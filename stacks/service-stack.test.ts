@@ -17,6 +17,7 @@ import {
   ServiceStack,
   stageTimeoutSeconds,
   stagingPrefix,
+  storeJanitorSchedule,
 } from "./service-stack";
 import { stageLimits } from "./stage-parameters";
 
@@ -82,6 +83,7 @@ const functionScopes: [string, readonly VariableScope[], () => Function][] = [
   ["stage", jobScopes.stage, () => built.stage],
   ["dead letter", jobScopes.deadLetter, () => built.deadLetter],
   ["sweep", jobScopes.sweep, () => built.sweep.jobFunction],
+  ["store janitor", jobScopes.storeJanitor, () => built.storeJanitor.jobFunction],
   ["migrate", jobScopes.migrate, () => built.migrate],
   ["rendition", ["rendition-service"], () => built.rendition],
 ];
@@ -91,6 +93,7 @@ const serviceFunctions = () => [
   built.stage,
   built.deadLetter,
   built.sweep.jobFunction,
+  built.storeJanitor.jobFunction,
 ];
 
 describe("each function's variables, from the variable table (core/config/variables.ts) and its scopes", () => {
@@ -352,6 +355,30 @@ describe("workers", () => {
       ScheduleExpression: "rate(1 minute)",
       Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [logicalId(built.sweep.jobFunction), "Arn"] } })],
     });
+  });
+});
+
+describe("store janitor", () => {
+  const janitor = () => built.storeJanitor.jobFunction;
+
+  it("sweeps the bucket for debris hourly, as orphans must be an hour old before they go", () => {
+    expect(storeJanitorSchedule).toBe("rate(1 hour)");
+    template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "rate(1 hour)",
+      Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [logicalId(janitor()), "Arn"] } })],
+    });
+  });
+
+  it("may only list, read the age of and delete the bucket's objects, and use the Data API: it writes no object and sends nothing", () => {
+    const s3 = grantsOf(janitor()).filter((grant) => grant.actions.some((action) => action.startsWith("s3:")));
+    expect(s3.flatMap((grant) => grant.actions).sort()).toEqual(["s3:DeleteObject", "s3:GetObject", "s3:ListBucket"]);
+    const bucketArn = { "Fn::GetAtt": [stack.getLogicalId(built.bucket.node.defaultChild as CfnElement), "Arn"] };
+    expect(s3.find((grant) => grant.actions.includes("s3:ListBucket"))!.resources).toEqual([bucketArn]);
+    expect(s3.find((grant) => grant.actions.includes("s3:DeleteObject"))!.resources).toEqual([{ "Fn::Join": ["", [bucketArn, "/*"]] }]);
+    const actions = actionsOf(janitor());
+    expect(actions).toEqual(expect.arrayContaining(["rds-data:ExecuteStatement", "rds-data:BeginTransaction"]));
+    expect(actions.filter((action) => /^(sqs|transcribe):/.test(action))).toEqual([]);
+    expect(variablesGiven(janitor())).toEqual(["DATABASE_URL", "LOG_LEVEL", "NODE_ENV", "SVC_BLOB_BUCKET"]);
   });
 });
 

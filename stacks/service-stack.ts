@@ -32,6 +32,10 @@ export const processingMaxReceives = 3;
 /** The dead-letter consumer settles one job in a statement or two. */
 const deadLetterTimeoutSeconds = 60;
 export const stagingPrefix = "staging/";
+/** Orphans must be an hour old before they go (SVC_ORPHAN_MIN_AGE_MS): an hourly sweep finds them soon enough. */
+export const storeJanitorSchedule = "rate(1 hour)";
+/** Listing a large bucket and checking each old object's row takes a while; the next run picks up where this stopped. */
+const storeJanitorTimeoutSeconds = 900;
 export const databaseName = "svc";
 
 /** Files a route reads beside its bundle: the reference page's script (4.3 MB) stays out of the JavaScript bundle. */
@@ -53,8 +57,8 @@ type SecretName = (typeof secretNames)[number];
 /**
  * The whole deployment (docs/decisions.md#aws-deployment): Aurora Serverless v2 behind the Data API, the blob bucket, the
  * processing queue with its dead-letter queue, one Lambda per route of the route table behind an HTTP API (no CORS,
- * a catch-all answering the envelope 404), the stage, dead-letter and sweep functions, the rendition service behind
- * a function URL, and a migration step every other function waits for.
+ * a catch-all answering the envelope 404), the stage, dead-letter, sweep and store janitor functions, the rendition
+ * service behind a function URL, and a migration step every other function waits for.
  */
 export function ServiceStack({ app, stack }: StackContext) {
   const parameters = stageParameters(app.stage);
@@ -180,7 +184,13 @@ export function ServiceStack({ app, stack }: StackContext) {
     }
     if (bind.length) fn.bind(bind);
     if (scopes.includes("sql")) cluster.grantDataApiAccess(fn);
-    if (scopes.includes("blobs") || scopes.includes("rendition-service")) bucket.grantReadWrite(fn);
+    if (scopes.includes("janitor")) {
+      // The janitor lists, reads an object's age (HeadObject is s3:GetObject) and deletes: it writes nothing.
+      fn.attachPermissions([
+        new iam.PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
+        new iam.PolicyStatement({ actions: ["s3:GetObject", "s3:DeleteObject"], resources: [bucket.arnForObjects("*")] }),
+      ]);
+    } else if (scopes.includes("blobs") || scopes.includes("rendition-service")) bucket.grantReadWrite(fn);
     if (scopes.includes("probes")) {
       // Exactly what the two probe requests need: ExecuteStatement with the cluster's secret, and a bucket listing.
       fn.attachPermissions([
@@ -218,6 +228,10 @@ export function ServiceStack({ app, stack }: StackContext) {
     schedule: "rate(1 minute)",
     job: { function: { handler: "functions/sweep.handler", timeout: 60 } },
   });
+  const storeJanitor = new Cron(stack, "StoreJanitor", {
+    schedule: storeJanitorSchedule,
+    job: { function: { handler: "functions/store-janitor.handler", timeout: storeJanitorTimeoutSeconds } },
+  });
 
   const routeFunctions = new Map<string, Function>();
   const routeKeys = routeList.flatMap((route) =>
@@ -248,9 +262,10 @@ export function ServiceStack({ app, stack }: StackContext) {
   wire(stage, jobScopes.stage);
   wire(deadLetter, jobScopes.deadLetter);
   wire(sweep.jobFunction, jobScopes.sweep);
+  wire(storeJanitor.jobFunction, jobScopes.storeJanitor);
   wire(migrate, jobScopes.migrate);
   wire(rendition, ["rendition-service"]);
-  for (const fn of [stage, deadLetter, sweep.jobFunction]) afterMigrations(fn);
+  for (const fn of [stage, deadLetter, sweep.jobFunction, storeJanitor.jobFunction]) afterMigrations(fn);
 
   stack.addOutputs({
     url: api.url,
@@ -260,5 +275,5 @@ export function ServiceStack({ app, stack }: StackContext) {
     deadLetterQueue: deadLetters.queueUrl,
     databaseArn: cluster.clusterArn,
   });
-  return { api, routeFunctions, bucket, cluster, queue, deadLetters, rendition, stage, deadLetter, sweep, migrate, migration };
+  return { api, routeFunctions, bucket, cluster, queue, deadLetters, rendition, stage, deadLetter, sweep, storeJanitor, migrate, migration };
 }

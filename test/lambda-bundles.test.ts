@@ -25,8 +25,12 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
     expect(adaptersIn((await bundleFunction("process-queue")).inputs)).toEqual(expect.arrayContaining(["provider adapters", "Transcribe client"]));
   });
 
+  it("the store janitor carries the Data API and S3 clients it sweeps with, and no other adapter", async () => {
+    expect(adaptersIn((await bundleFunction("store-janitor")).inputs).sort()).toEqual(["Data API client", "S3 client"]);
+  });
+
   // A job's root builds its ports without the HTTP pipeline (core/runtime/lambda/lambda-deps.ts).
-  it.each(["process-queue", "dead-letter", "sweep"])(
+  it.each(["process-queue", "dead-letter", "sweep", "store-janitor"])(
     "functions/%s.ts, a job's root, bundles no HTTP pipeline: no core/http/ module, no idempotency claim, no rate-limit take",
     async (file) => {
       const pipeline = /core\/http\/|core\/idempotency\/|core\/rate-limit\/(take-|client-ip)/;
@@ -44,7 +48,7 @@ describe("Lambda bundles, built as SST v2 builds them (esbuild, ESM, AWS SDK bun
     expect(adaptersIn((await bundleFunction(file)).inputs)).toEqual([]);
   });
 
-  it.each(["process-queue", "dead-letter", "sweep", "migrate", "not-found"])("functions/%s.ts carries no Node host adapter", async (file) => {
+  it.each(["process-queue", "dead-letter", "sweep", "store-janitor", "migrate", "not-found"])("functions/%s.ts carries no Node host adapter", async (file) => {
     const carried = adaptersIn((await bundleFunction(file)).inputs);
     expect(carried.filter((name) => ["PGlite", "node-postgres", "file blob store", "Node host"].includes(name))).toEqual([]);
   });

@@ -23,6 +23,7 @@ export const variableScopes = {
   renditions: "on-demand mp3 renditions (`renditions` port)",
   webhooks: "writing and delivering webhook events",
   stages: "running processing stages",
+  janitor: "sweeping the blob store for debris (the Node host's timer, the janitor Lambda)",
   "rendition-service": "the rendition service (`npm run rendition`, its Lambda)",
 } as const;
 

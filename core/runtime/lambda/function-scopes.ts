@@ -28,12 +28,16 @@ export const routeScopes = (route: Pick<RouteDef, "uses" | "auth" | "reads" | "r
   return [...scopes];
 };
 
-/** The functions that are not routes: the queue's stage function, the dead-letter consumer, the sweep, migrations. */
+/**
+ * The functions that are not routes: the queue's stage function, the dead-letter consumer, the sweep, the store
+ * janitor, migrations.
+ */
 export const jobScopes = {
   // The stage function dispatches nothing: a retry shortens the visibility of the message it received, on the
   // queue the event names, which its event source already lets it do.
   stage: ["sql", "blobs", "providers", "webhooks", "stages"],
   deadLetter: ["sql", "webhooks"],
   sweep: ["sql", "dispatch", "webhooks"],
+  storeJanitor: ["sql", "blobs", "janitor"],
   migrate: ["sql"],
 } as const satisfies Record<string, readonly VariableScope[]>;
