@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat, utimes } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { createServer, type Server } from "node:http";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { buildApp } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawCid } from "../core/blobs/raw-cid";
 import { routeList } from "../functions/routes";
 import { audioFixture, ffmpegPath } from "./support/audio-fixtures";
 import { startDataApiEmulator, type DataApiEmulator } from "./support/data-api-emulator";
@@ -15,6 +17,7 @@ import { startDidServer } from "./support/did-server";
 import { startLambdaContainer, type LambdaContainer } from "./support/lambda-container";
 import { multipartBody } from "./support/multipart-body";
 import { startS3Emulator, type S3Emulator } from "./support/s3-emulator";
+import { storedKeys } from "./support/stored-keys";
 import { appName, sstBuild, type CfnValue, type Deployment } from "./support/sst-build";
 import { startSsmStandIn, type SsmStandIn } from "./support/ssm-stand-in";
 import { apiGatewayEvent } from "./support/test-service";
@@ -407,6 +410,23 @@ describe("deployed shape (Node 22, emulators)", () => {
     const record = { messageId: "m", receiptHandle: "r", body: "not a job", attributes: { ApproximateReceiveCount: "3" }, messageAttributes: {}, eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:123456789012:dead-letters", awsRegion: region };
     await deadLetter.invoke({ Records: [record] }, 60_000);
     expect(deadLetter.logs()).not.toMatch(/ConfigError|is required/);
+  });
+
+  it("the hourly store janitor removes an hour-old object no row references from the bucket, and keeps the uploaded audio", async () => {
+    const orphan = randomBytes(64);
+    const orphanKey = `blobs/alpha/${rawCid(orphan)}`;
+    await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: orphanKey, Body: orphan }));
+    // Two hours pass for the bucket: every object's LastModified (s3rver's file mtime) moves back.
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const entry of await readdir(path.join(s3.directory, s3.bucket), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith("._S3rver_object")) await utimes(path.join(entry.parentPath, entry.name), twoHoursAgo, twoHoursAgo);
+    }
+    const janitor = await container(onlyOfHandler("functions/store-janitor.handler"));
+    const swept = await janitor.invoke<{ orphansRemoved: number }>({}, 60_000);
+    expect(swept.orphansRemoved, janitor.logs()).toBe(1);
+    const left = await storedKeys(s3, "blobs/");
+    expect(left).not.toContain(orphanKey);
+    expect(left).toContain(`blobs/alpha/${blob.ref.$link}`);
   });
 
   it("imports every function's bundle on Node 22 within its cold start", async () => {

@@ -9,6 +9,8 @@ export interface S3Emulator {
   client: S3Client;
   bucket: string;
   endpoint: string;
+  /** Where s3rver keeps the bucket's files: an object's mtime is its LastModified. */
+  directory: string;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startS3Emulator(bucket = "svc-test-blobs"): Promise<S3Emul
     client,
     bucket,
     endpoint,
+    directory,
     async stop() {
       client.destroy();
       await server.close();
