@@ -123,6 +123,9 @@ export function ServiceStack({ app, stack }: StackContext) {
   });
   const rendition = new Function(stack, "Rendition", {
     handler: "functions/rendition.handler",
+    // RNNoise's WebAssembly is loaded from beside the module that imports it (`new URL("rnnoise.wasm",
+    // import.meta.url)`), which in the bundle is functions/rendition.mjs; esbuild does not copy it.
+    copyFiles: [{ from: "node_modules/@echogarden/rnnoise-wasm/rnnoise.wasm", to: "functions/rnnoise.wasm" }],
     timeout: 300,
     memorySize: 2048,
     diskSize: 2048,

@@ -429,6 +429,19 @@ describe("deployed shape (Node 22, emulators)", () => {
     expect(left).toContain(`blobs/alpha/${blob.ref.$link}`);
   });
 
+  it("the rendition function denoises with RNNoise: its WebAssembly ships beside the bundle", async () => {
+    // After the janitor's test: the variant it stores is referenced by no row, so it would count among its debris.
+    const res = await fetch(`${renditionEndpoint}/v1/denoise`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${secrets.SYSTEM_AUTH_TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ appId: "alpha", cid: blob.ref.$link, mimeType: blob.mimeType }),
+    });
+    const answer = (await res.json()) as { success: boolean; data?: { cid?: string } };
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    expect(answer.success).toBe(true);
+    expect(answer.data?.cid).toMatch(/^baf/);
+  });
+
   it("imports every function's bundle on Node 22 within its cold start", async () => {
     for (const [id, fn] of byType("AWS::Lambda::Function")) {
       if (!String(fn.Properties.Handler).startsWith("functions/")) continue;
