@@ -8,10 +8,19 @@ const agentFor = (port: number) => {
   return agent;
 };
 
-export function request(options: { port: number; method: string; path: string; headers?: Record<string, string>; body?: Buffer }) {
+export function request(options: {
+  port: number;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: Buffer;
+  /** `false`: a connection of its own (default: the port's keep-alive agent). */
+  agent?: false;
+}) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const agent = options.agent ?? agentFor(options.port);
     const req = http.request(
-      { host: "127.0.0.1", port: options.port, method: options.method, path: options.path, headers: options.headers, agent: agentFor(options.port) },
+      { host: "127.0.0.1", port: options.port, method: options.method, path: options.path, headers: options.headers, agent },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));

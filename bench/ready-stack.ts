@@ -5,7 +5,6 @@
  * log line both processes write is kept (with its time), since the logs say where a post's time went.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +14,7 @@ import pg from "pg";
 import { nodeServerOnFreePort } from "../test/support/node-server-process";
 import { startSqsEmulator } from "../test/support/sqs-emulator";
 import { startWebhookReceiver } from "../test/support/webhook-receiver";
+import { request as httpRequest } from "./http-request";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -33,17 +33,7 @@ const webhookSecret = `whsec-${randomBytes(24).toString("hex")}`;
  * One request on a connection of its own: the benchmark idles between rounds (making clips) for longer than the
  * server keeps a connection alive, and a reused connection the server just closed would fail the request.
  */
-export const request = (options: { port: number; method: string; path: string; headers?: Record<string, string>; body?: Buffer }) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: options.port, method: options.method, path: options.path, headers: options.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
+export const request = (options: Omit<Parameters<typeof httpRequest>[0], "agent">) => httpRequest({ ...options, agent: false });
 
 /** Keeps each JSON line of a process's stdout; resolves `ready` on the first line `isReady` accepts. */
 const collect = (child: ChildProcess, lines: LogLine[], isReady: (line: LogLine) => boolean) =>
@@ -131,7 +121,7 @@ export async function startReadyStack() {
       AWS_SECRET_ACCESS_KEY: "bench",
     },
     // fauxqs names its queues under sqs.<region>.localhost, which this machine's resolver does not know.
-    { root, stderr: "inherit", nodeArgs: ["--import", path.join(import.meta.dirname, "localhost-resolver.mjs")] },
+    { root, stderr: "inherit", nodeArgs: ["--import", path.join(root, "test/support/localhost-resolver.mjs")] },
   );
   children.push(service);
   await collect(service, serviceLines, (line) => line.message === "listening");

@@ -1,19 +1,14 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Readable } from "node:stream";
 import { CID } from "multiformats/cid";
 import * as Digest from "multiformats/hashes/digest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { audioFixture, pcmWavHeader, videoFixture } from "../../test/support/audio-fixtures";
 import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
-import { startS3Emulator } from "../../test/support/s3-emulator";
 import { blobRows } from "../../test/support/blob-rows";
+import { blobStores } from "../../test/support/blob-stores";
 import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
-import { createFsBlobStore } from "../blobs/fs-blob-store";
-import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { acceptedMimeTypes, maxUploadBytes } from "../records/accepted-types";
 import type { Sql } from "../sql/port";
 import { ingestAudio } from "./ingest-audio";
@@ -50,22 +45,7 @@ const lazyWav = (size: number) => {
   return { stream, pulled: () => pulled };
 };
 
-const stores: [string, () => Promise<{ store: BlobStore; backing: BlobBacking; close(): Promise<void> }>][] = [
-  [
-    "filesystem",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "ingest-"));
-      return { store: createFsBlobStore(dir), backing: { dir }, close: () => rm(dir, { recursive: true, force: true }) };
-    },
-  ],
-  [
-    "S3",
-    async () => {
-      const emulator = await startS3Emulator();
-      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), backing: emulator, close: () => emulator.stop() };
-    },
-  ],
-];
+const stores = blobStores("ingest-");
 
 describe.each(stores)("audio ingestion into the %s store", (_name, openStore) => {
   let store: BlobStore;

@@ -1,5 +1,4 @@
-import { mkdtemp, rm, utimes } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -7,12 +6,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { pcmWav } from "../../test/support/audio-fixtures";
 import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
 import { blobRows } from "../../test/support/blob-rows";
-import { startS3Emulator } from "../../test/support/s3-emulator";
+import { blobStores } from "../../test/support/blob-stores";
 import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
-import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { rawCid } from "../blobs/raw-cid";
-import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { DomainError } from "../domain-error";
 import type { Sql } from "../sql/port";
 import { recordBlob } from "./blob-records";
@@ -30,22 +27,7 @@ const wavOf = (seed: number) => {
   return wav;
 };
 
-const stores: [string, () => Promise<{ store: BlobStore; backing: BlobBacking; close(): Promise<void> }>][] = [
-  [
-    "filesystem",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "janitor-"));
-      return { store: createFsBlobStore(dir), backing: { dir }, close: () => rm(dir, { recursive: true, force: true }) };
-    },
-  ],
-  [
-    "S3",
-    async () => {
-      const emulator = await startS3Emulator();
-      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), backing: emulator, close: () => emulator.stop() };
-    },
-  ],
-];
+const stores = blobStores("janitor-");
 
 describe.each(stores)("the store janitor on the %s store", (name, openStore) => {
   let store: BlobStore;

@@ -1,20 +1,8 @@
 // One Lambda execution environment: imports a function bundle once (the cold start), then runs each invocation the
 // parent sends over IPC, one at a time, with a context whose remaining time counts down from the function's timeout.
 // Plain JavaScript so any Node binary runs it (the tests run it on the Lambda runtime's Node 22).
-import dns from "node:dns";
 import { pathToFileURL } from "node:url";
-
-// Names under .localhost are loopback (RFC 6761), as emulators hand them out (fauxqs: sqs.<region>.localhost);
-// the system resolver here does not know them.
-const systemLookup = dns.lookup;
-dns.lookup = (hostname, options, callback) => {
-  if (typeof hostname === "string" && hostname.endsWith(".localhost")) {
-    const done = typeof options === "function" ? options : callback;
-    const all = typeof options === "object" && options?.all;
-    return process.nextTick(() => (all ? done(null, [{ address: "127.0.0.1", family: 4 }]) : done(null, "127.0.0.1", 4)));
-  }
-  return systemLookup(hostname, options, callback);
-};
+import "./localhost-resolver.mjs";
 
 const [bundle, exportName] = process.argv.slice(2);
 let handler;

@@ -1,6 +1,6 @@
-// Preloaded into the benchmarked Node host (--import): names under .localhost are loopback (RFC 6761), as fauxqs
-// hands out its queue URLs (sqs.<region>.localhost); this machine's resolver does not know them. The same patch as
-// the Lambda container runner's (test/support/lambda-container-runner.mjs).
+// Names under .localhost are loopback (RFC 6761), as emulators hand them out (fauxqs: sqs.<region>.localhost); this
+// machine's resolver does not know them. Imported by the Lambda container runner, and preloaded (--import) into the
+// time-to-ready benchmark's Node host. Plain JavaScript so any Node binary runs it.
 import dns from "node:dns";
 
 const systemLookup = dns.lookup;

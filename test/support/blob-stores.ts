@@ -1,0 +1,28 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BlobStore } from "../../core/blobs/blob-store";
+import { createFsBlobStore } from "../../core/blobs/fs-blob-store";
+import { createS3BlobStore } from "../../core/blobs/s3-blob-store";
+import { startS3Emulator } from "./s3-emulator";
+import type { BlobBacking } from "./stored-keys";
+
+export type OpenBlobStore = () => Promise<{ store: BlobStore; backing: BlobBacking; close(): Promise<void> }>;
+
+/** Both blob stores, for `describe.each`: the file store in a fresh temporary directory, and S3 on its emulator. */
+export const blobStores = (tempPrefix: string): [string, OpenBlobStore][] => [
+  [
+    "filesystem",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), tempPrefix));
+      return { store: createFsBlobStore(dir), backing: { dir }, close: () => rm(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    "S3",
+    async () => {
+      const emulator = await startS3Emulator();
+      return { store: createS3BlobStore({ bucket: emulator.bucket, client: emulator.client }), backing: emulator, close: () => emulator.stop() };
+    },
+  ],
+];
