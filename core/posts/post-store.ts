@@ -90,14 +90,14 @@ export const listPosts = async (sql: Sql, appId: string, list: PostList, cursor:
        SELECT ${postColumns} FROM posts p ${blobJoin}
         WHERE ${where} AND (${c}::text IS NULL OR p.rkey ${after} ${c}::text)
         ORDER BY p.rkey ${order} LIMIT ${p.add(limit + 1)}::int
-     ), sized AS (
-       SELECT page.rkey, row_number() OVER w AS n, sum(${rowBytes("page")}) OVER w AS bytes_through,
-              sum(${artifactBytes("page")}) OVER w AS artifact_bytes_through
-         FROM page WINDOW w AS (ORDER BY page.rkey ${order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
      ), kept AS MATERIALIZED (
-       SELECT page.* FROM page JOIN sized USING (rkey)
-        WHERE sized.n = 1
-           OR (sized.bytes_through <= ${p.add(pageByteBudget)}::bigint AND sized.artifact_bytes_through <= ${p.add(pageArtifactBudget)}::bigint)
+       SELECT sized.* FROM (
+         SELECT page.*, row_number() OVER w AS svc_n, sum(${rowBytes("page")}) OVER w AS svc_bytes_through,
+                sum(${artifactBytes("page")}) OVER w AS svc_artifact_bytes_through
+           FROM page WINDOW w AS (ORDER BY page.rkey ${order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+       ) AS sized
+        WHERE sized.svc_n = 1
+           OR (sized.svc_bytes_through <= ${p.add(pageByteBudget)}::bigint AND sized.svc_artifact_bytes_through <= ${p.add(pageArtifactBudget)}::bigint)
      )
      SELECT kept_rows.*, (SELECT count(*) FROM page)::int AS fetched,
             (${c}::text IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE ${where} AND p.rkey = ${c}::text)) AS cursor_valid,
