@@ -10,5 +10,10 @@ export const processEnvironment = (): NodeJS.ProcessEnv => process.env;
 /** The committed development defaults (`npm start`, `npm run rendition`, `npm run dev`). */
 export const localEnvPath = path.resolve(import.meta.dirname, "../../local.env");
 
-/** The process's environment with local.env under it: a variable already set wins over the file. */
-export const localEnvironment = (): NodeJS.ProcessEnv => loadEnvFile(localEnvPath, process.env);
+/**
+ * The process's environment with local.env under it: a variable already set wins over the file. With
+ * NODE_ENV=production the file is not read at all, so a variable an operator forgot to set is missing (and the start
+ * fails on it) rather than filled with a published development secret.
+ */
+export const localEnvironment = (env: NodeJS.ProcessEnv = process.env, file = localEnvPath): NodeJS.ProcessEnv =>
+  env.NODE_ENV === "production" ? env : loadEnvFile(file, env);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { localEnvironment } from "./environment";
 import { loadEnvFile, parseEnvFile } from "./load-env-file";
 
 const dir = mkdtempSync(join(tmpdir(), "env-file-"));
@@ -49,5 +50,18 @@ describe("loadEnvFile", () => {
     const env: NodeJS.ProcessEnv = { A: "1" };
     loadEnvFile(join(dir, "absent.env"), env);
     expect(env).toEqual({ A: "1" });
+  });
+});
+
+describe("localEnvironment", () => {
+  const file = join(dir, "local.env");
+  writeFileSync(file, "SVC_APP_TOKENS=demo:dev-demo-token-0000000000000000000000000000\nPORT=3000\n");
+
+  it("fills what the environment leaves unset from local.env in development", () => {
+    expect(localEnvironment({ PORT: "4000" }, file)).toEqual({ PORT: "4000", SVC_APP_TOKENS: "demo:dev-demo-token-0000000000000000000000000000" });
+  });
+
+  it("with NODE_ENV=production reads no local.env: an unset token stays unset rather than becoming the published demo token", () => {
+    expect(localEnvironment({ NODE_ENV: "production", PORT: "4000" }, file)).toEqual({ NODE_ENV: "production", PORT: "4000" });
   });
 });
