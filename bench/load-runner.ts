@@ -88,10 +88,10 @@ export const printResults = (backend: string, results: Result[]) => {
   const database = results.some((r) => r.cpuSplit.database !== undefined);
   console.log(
     `${"case".padEnd(24)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"SQL/req".padStart(9)}${"CPU ms/req".padStart(12)}` +
-      (database ? `${"DB ms/req".padStart(11)}` : ""),
+      (database ? `${"DB ms/req".padStart(11)}` : "") + `${"client ms/req".padStart(15)}`,
   );
   for (const r of results) {
-    const db = database ? (r.cpuSplit.database?.toFixed(2) ?? "").padStart(11) : "";
+    const db = (database ? (r.cpuSplit.database?.toFixed(2) ?? "").padStart(11) : "") + r.cpuSplit.client.toFixed(2).padStart(15);
     console.log(
       `${r.name.padEnd(24)}${r.perSecond.toFixed(0).padStart(9)}${r.p50.toFixed(1).padStart(9)}${r.p99.toFixed(1).padStart(9)}${r.sql.padStart(9)}${r.cpuPerRequest.toFixed(2).padStart(12)}${db}  ${r.extra ?? ""}`,
     );
