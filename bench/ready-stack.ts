@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -141,6 +141,16 @@ export async function startReadyStack() {
     sqs,
     serviceLines,
     renditionLines,
+    /**
+     * CPU the rendition service has used so far, in ms: its own and its finished ffmpeg runs' (stat(5) utime, stime,
+     * cutime, cstime). On a machine shared with other work the wall clock moves with the neighbours; this does not.
+     */
+    async renditionCpuMs() {
+      const stat = await readFile(`/proc/${rendition.pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // Fields 14 to 17 of stat(5), counted from the state (field 3), in clock ticks of 10 ms.
+      return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks) * 10, 0);
+    },
     async close() {
       await stop(service);
       await stop(rendition);

@@ -6,6 +6,7 @@
  * concurrency 1 and 4, against Mux's published time to publish (median 1.8 s, p95 3.6 s), and the median of where
  * the time went, per stage, from both processes' log lines. BENCH_READY_TYPE chooses the clip's type (audio/webm).
  */
+import { loadavg } from "node:os";
 import type { AcceptedMimeType } from "../core/records/accepted-types";
 import { breakdown, clipFor, runPost, upload, type Breakdown, type PostRun, type Uploaded } from "./ready-post";
 import { startReadyStack, type ReadyStack } from "./ready-stack";
@@ -74,8 +75,11 @@ try {
   await round(stack, warm, 1); // first ffmpeg runs, first connections, the tenant's custody: not what a post waits for
   for (const concurrency of concurrencies) {
     const ready = await uploads(stack, posts, (seed += 1000));
+    const cpuBefore = await stack.renditionCpuMs();
     const runs = await round(stack, ready, concurrency);
+    const cpuPerPost = ((await stack.renditionCpuMs()) - cpuBefore) / runs.length;
     report(concurrency, runs, runs.map((run) => breakdown(run, stack)));
+    console.log(`rendition service CPU per post (Node and its ffmpeg runs): ${Math.round(cpuPerPost)} ms; load average ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);
   }
 } finally {
   await stack.close();
