@@ -2,19 +2,23 @@
  * `POST /v1/normalize`: the clip brought to its loudness target (loudness-target.ts), re-encoded in the upload's
  * family with its channel count and rate. Two passes: measure, then one linear gain; where that gain would lift true
  * peaks over the ceiling, a limiter at 4× the clip's rate holds them. ffmpeg's loudnorm is not used: in that case it
- * falls back to dynamic normalization without saying so. The stored output is measured again, as delivered; one that
- * misses the target (the limiter took loudness, the encoder overshot) is made again with the measured error taken
- * off. A clip with no gated loudness (silence), or already on target, is answered unchanged.
+ * falls back to dynamic normalization without saying so. The stored output is measured again, as delivered, while it
+ * is encoded (encode-measured.ts); one that misses the target (the limiter took loudness, the encoder overshot) is
+ * made again with the measured error taken off. A clip with no gated loudness (silence), or already on target, is
+ * answered unchanged. The source's figures come from the trim that wrote it when that was this process, just before.
+ * The same decode that measures the output writes its mp3 rendition, stored with it: normalize is the last stage that
+ * changes the bytes, and the first playback then finds the rendition made.
  */
 import { join } from "node:path";
 import type { Loudness, LoudnessFigures } from "../records/loudness";
-import { fetchBlob, storeContentAddressed } from "./blob-files";
-import { audioOnly, familyEncodings } from "./family-encoding";
+import { renditionKey } from "../blobs/blob-key";
+import { fetchBlob, storeAt, storeContentAddressed } from "./blob-files";
+import { encodeMeasured, measuredWhileEncoding } from "./encode-measured";
+import { audioOnly, familyEncodings, mp3Rendition } from "./family-encoding";
 import { limiterCeilingDbtp, meetsTarget, targetLufs, truePeakLimitDbtp } from "./loudness-target";
 import { pcmDurationMs } from "./pcm";
 import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
-import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
-import { runFfmpeg } from "./run-ffmpeg";
+import { type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { withWorkspace } from "./temp-workspace";
 
 export interface NormalizedOutput extends RenditionOutput {
@@ -30,6 +34,8 @@ interface Attempt {
   plan: GainPlan;
   file: string;
   probe: LoudnessProbe;
+  /** The mp3 rendition of `file`, made from the decode that measured it (none for an mp3 upload: it is its own). */
+  mp3?: string;
 }
 
 // Enough for clicks amplified 40 dB through AAC; a clip that needs no limiter is done in one.
@@ -80,7 +86,9 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
   return withWorkspace(async (dir) => {
     const input = join(dir, "source");
     const size = await fetchBlob(context.store, sourceKey(source), input);
-    const probe = await probeLoudness(context, input);
+    const known = context.loudness.get(sourceKey(source));
+    const knownPcm = context.pcm.get(sourceKey(source));
+    const probe = known && knownPcm ? { ...known, pcm: knownPcm } : await probeLoudness(context, input);
     context.pcm.set(sourceKey(source), probe.pcm);
     const before = probe.loudness;
     if (meetsTarget(before, probe.channels)) {
@@ -93,9 +101,11 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
     let plan: GainPlan = { gainDb: target - before.integratedLufs!, ceilingDbtp: limiterCeilingDbtp(source.mimeType) };
     for (;;) {
       const file = join(dir, `normalized-${attempts.length}.${encoding.ext}`);
+      const mp3 = measuredWhileEncoding(source.mimeType) ? join(dir, `rendition-${attempts.length}.${mp3Rendition.ext}`) : undefined;
       const filter = gainFilter(plan, before, probe.sampleRate);
-      await runFfmpeg(context.ffmpeg, ["-i", input, ...audioOnly, "-af", filter, ...encoding.args, file], ffmpegRun(context, "gain-encode"));
-      const attempt = { plan, file, probe: await probeLoudness(context, file, "measure-output") };
+      const alsoOutputs = mp3 ? [...audioOnly, ...mp3Rendition.args, mp3] : [];
+      const measured = await encodeMeasured(context, { input: ["-i", input, "-af", filter], mimeType: source.mimeType, file, step: "gain-encode", alsoOutputs });
+      const attempt = { plan, file, probe: measured, mp3 };
       attempts.unshift(attempt);
       if (meetsTarget(attempt.probe.loudness, probe.channels) || attempts.length === maxAttempts) break;
       plan = nextPlan(attempt, attempts[1], before, target);
@@ -103,6 +113,7 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
     const made = attempts.reduce((a, b) => better(a, b, target));
 
     const stored = await storeContentAddressed(context.store, source.appId, made.file, source.mimeType);
+    if (made.mp3) await storeAt(context.store, renditionKey(sourceKey({ appId: source.appId, cid: stored.cid }), "mp3"), made.mp3, "audio/mpeg");
     context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), made.probe.pcm);
     return {
       cid: stored.cid,

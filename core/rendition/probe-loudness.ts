@@ -2,6 +2,7 @@
  * One decode of a file that measures it as ITU-R BS.1770 / EBU R128 do (ffmpeg's ebur128 with 4× oversampled true
  * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM.
  */
+import type { Readable } from "node:stream";
 import { analysisPcmOutput, type Pcm, pcmDurationMs, pcmFromBytes } from "./pcm";
 import { type LoudnessReport, parseLoudnessReport } from "./loudness-report";
 import { ffmpegRun, type RenditionContext } from "./rendition-context";
@@ -22,9 +23,21 @@ const shortestRangeMs = 3500;
 const graph =
   "[0:a:0]asplit[meter][info];[meter]ebur128=peak=true:framelog=verbose,anullsink;[info]atrim=end_sample=1,ashowinfo,anullsink";
 
-export async function probeLoudness(context: Pick<RenditionContext, "ffmpeg" | "signal" | "timings">, file: string, step = "measure"): Promise<LoudnessProbe> {
-  const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, ["-i", file, "-filter_complex", graph, ...analysisPcmOutput], {
+/**
+ * `input` is a file, or a stream of encoded audio (another ffmpeg's streamed copy of what it writes). `alsoOutputs`
+ * are further ffmpeg outputs written from the same decode (the mp3 rendition beside normalize).
+ */
+export async function probeLoudness(
+  context: Pick<RenditionContext, "ffmpeg" | "signal" | "timings">,
+  input: string | Readable,
+  step = "measure",
+  alsoOutputs: string[] = [],
+): Promise<LoudnessProbe> {
+  const streamed = typeof input !== "string";
+  const args = ["-i", streamed ? "pipe:0" : input, "-filter_complex", graph, ...analysisPcmOutput, ...alsoOutputs];
+  const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, args, {
     ...ffmpegRun(context, step),
+    ...(streamed && { stdin: input }),
     collectStdout: true,
     logLevel: "info",
   });

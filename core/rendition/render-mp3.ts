@@ -1,10 +1,12 @@
 /**
  * `POST /v1/render`: the mp3 rendition of a blob, stored at its rendition path (`renditions/<appId>/<cid>.mp3`).
  * An mp3 upload is its own rendition (copied, not re-encoded). The same ffmpeg run also writes the analysis PCM when
- * no earlier operation left it in the cache, so the duration and a later waveform cost no second decode.
+ * no earlier operation left it in the cache, so the duration and a later waveform cost no second decode. A rendition
+ * already stored (normalize makes its output's beside it) is answered as it is, when the duration is known.
  */
 import { join } from "node:path";
 import { renditionKey } from "../blobs/blob-key";
+import { createRawCidHasher } from "../blobs/raw-cid";
 import { fetchBlob, storeAt } from "./blob-files";
 import { audioOnly, mp3Rendition } from "./family-encoding";
 import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
@@ -15,9 +17,15 @@ import { withWorkspace } from "./temp-workspace";
 export function renderMp3(context: RenditionContext, source: RenditionSource): Promise<RenditionOutput> {
   return withWorkspace(async (dir) => {
     const key = sourceKey(source);
+    let pcm = context.pcm.get(key);
+    const made = pcm && (await context.store.read(renditionKey(key, "mp3")));
+    if (made) {
+      const hasher = createRawCidHasher();
+      for await (const chunk of made.stream) hasher.update(chunk as Buffer);
+      return { cid: hasher.cid(), mimeType: "audio/mpeg", size: made.size, durationMs: pcmDurationMs(pcm!) };
+    }
     const input = join(dir, "source");
     await fetchBlob(context.store, key, input);
-    let pcm = context.pcm.get(key);
     const output = source.mimeType === "audio/mpeg" ? input : join(dir, `rendition.${mp3Rendition.ext}`);
     const args = ["-i", input];
     if (output !== input) args.push(...audioOnly, ...mp3Rendition.args, output);

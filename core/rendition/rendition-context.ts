@@ -2,6 +2,7 @@
 import type { AcceptedMimeType } from "../records/accepted-types";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
+import type { LoudnessCache } from "./loudness-cache";
 import type { PcmCache } from "./pcm-cache";
 import type { FfmpegRun, FfmpegTiming } from "./run-ffmpeg";
 
@@ -10,6 +11,7 @@ export interface RenditionContext {
   /** The ffmpeg binary (resolveFfmpegPath). */
   ffmpeg: string;
   pcm: PcmCache;
+  loudness: LoudnessCache;
   signal?: AbortSignal;
   /** The request's ffmpeg runs, for its log line. */
   timings?: FfmpegTiming[];

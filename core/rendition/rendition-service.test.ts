@@ -136,7 +136,7 @@ describe("the request's log line", () => {
     expect(line).toMatchObject({ status: 200, appId, cid, outputCid: body.data.cid });
     expect(line!.ffmpeg).toEqual([
       { step: "decode", ms: expect.any(Number) },
-      { step: "trim-encode", ms: expect.any(Number) },
+      { step: "trim-encode+measure", ms: expect.any(Number) },
     ]);
     const ffmpegMs = (line!.ffmpeg as { ms: number }[]).reduce((sum, run) => sum + run.ms, 0);
     expect(ffmpegMs).toBeLessThanOrEqual(line!.durationMs as number);

@@ -19,6 +19,7 @@ import { makeClip } from "../../test/support/rendition-fixtures";
 import { denoiseAudio } from "./denoise-audio";
 import { resolveFfmpegPath } from "./ffmpeg-path";
 import { normalizeAudio } from "./normalize-audio";
+import { createLoudnessCache } from "./loudness-cache";
 import { createPcmCache } from "./pcm-cache";
 import { renderMp3 } from "./render-mp3";
 import type { RenditionContext, RenditionSource } from "./rendition-context";
@@ -28,7 +29,7 @@ import { waveformAudio } from "./waveform-audio";
 let dir: string;
 const store = () => createFsBlobStore(join(dir, "blobs"));
 const ffmpeg = resolveFfmpegPath();
-const context = (): RenditionContext => ({ store: store(), ffmpeg, pcm: createPcmCache() });
+const context = (): RenditionContext => ({ store: store(), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache() });
 const sources = new Map<AcceptedMimeType, RenditionSource>();
 const options = { iterations: 5, time: 0, warmupIterations: 1 };
 

@@ -3,7 +3,7 @@
  * answer) or, at `info` level, read for a filter's report.
  */
 import { spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 
 /** ffmpeg exited non-zero or could not start; `stderr` is for the log only. */
 export class FfmpegError extends Error {
@@ -21,6 +21,8 @@ export interface FfmpegRun {
   stdin?: Readable;
   /** Collect stdout (`pipe:1` outputs); otherwise it is discarded. */
   collectStdout?: boolean;
+  /** Stream stdout here instead (another ffmpeg's stdin), with backpressure. */
+  stdoutTo?: Writable;
   signal?: AbortSignal;
   /** `info` lets filters print their summaries (ebur128); the default `error` keeps stderr to what went wrong. */
   logLevel?: "error" | "info";
@@ -55,9 +57,11 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
     });
     const out: Buffer[] = [];
     let stderr = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      if (options.collectStdout) out.push(chunk);
-    });
+    if (options.stdoutTo) child.stdout!.pipe(options.stdoutTo);
+    else
+      child.stdout!.on("data", (chunk: Buffer) => {
+        if (options.collectStdout) out.push(chunk);
+      });
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString("utf8")).slice(-stderrLimit);
     });

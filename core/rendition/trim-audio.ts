@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
+import { encodeMeasured, measuredWhileEncoding } from "./encode-measured";
 import { audioOnly, familyEncodings } from "./family-encoding";
 import { pcmDurationMs, slicePcm } from "./pcm";
 import type { RenditionContext, RenditionOutput, RenditionSource } from "./rendition-context";
@@ -26,11 +27,17 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     const bounds = speechBounds(pcm);
     if (!bounds) return { cid: source.cid, mimeType: source.mimeType, size, durationMs: pcmDurationMs(pcm) };
 
-    const encoding = familyEncodings[source.mimeType];
-    const output = join(dir, `trimmed.${encoding.ext}`);
-    // Output-side -ss/-to cut at the exact sample (decode and discard), which input seeking does not promise.
-    await runFfmpeg(context.ffmpeg, ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs), ...audioOnly, ...encoding.args, output], ffmpegRun(context, "trim-encode"));
+    const output = join(dir, `trimmed.${familyEncodings[source.mimeType].ext}`);
+    // Output-side -ss/-to cut at the exact sample (decode and discard), which input seeking does not promise. The
+    // output is measured as it is written, for the normalize that usually follows (encode-measured.ts).
+    // An mp3 is not measured: that would take a run after the encode (encode-measured.ts), whether or not normalize follows.
+    const cut = ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs)];
+    const step = "trim-encode";
+    const measured = measuredWhileEncoding(source.mimeType)
+      ? await encodeMeasured(context, { input: cut, mimeType: source.mimeType, file: output, step })
+      : void (await runFfmpeg(context.ffmpeg, [...cut, ...audioOnly, ...familyEncodings[source.mimeType].args, output], ffmpegRun(context, step)));
     const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
+    if (measured) context.loudness.set(sourceKey({ appId: source.appId, cid: stored.cid }), { loudness: measured.loudness, channels: measured.channels, sampleRate: measured.sampleRate });
     // The trimmed clip's analysis PCM is a slice of the source's: the waveform that follows needs no decode.
     context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), slicePcm(pcm, bounds.startMs, bounds.endMs));
     return { cid: stored.cid, mimeType: source.mimeType, size: stored.size, durationMs: bounds.endMs - bounds.startMs };

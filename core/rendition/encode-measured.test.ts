@@ -1,0 +1,60 @@
+/**
+ * encode-measured.ts: the measurement taken while encoding is the one a probe of the stored file gives afterwards, in
+ * every family, so the figures normalize reports and judges by are those of the bytes it stores.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFsBlobStore } from "../blobs/fs-blob-store";
+import { acceptedMimeTypes, type AcceptedMimeType } from "../records/accepted-types";
+import { ffmpeg, makeClip } from "../../test/support/rendition-fixtures";
+import { encodeMeasured, measuredWhileEncoding } from "./encode-measured";
+import { familyEncodings } from "./family-encoding";
+import { createLoudnessCache } from "./loudness-cache";
+import { createPcmCache } from "./pcm-cache";
+import { probeLoudness } from "./probe-loudness";
+import type { RenditionContext } from "./rendition-context";
+import type { FfmpegTiming } from "./run-ffmpeg";
+
+let dir: string;
+let context: RenditionContext;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "encode-measured-test-"));
+  context = { store: createFsBlobStore(join(dir, "blobs")), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache() };
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("a measurement taken while encoding", () => {
+  it.each(acceptedMimeTypes as AcceptedMimeType[])("equals the probe of the stored %s file: loudness, true peak, range, channels and decoded length", async (mimeType) => {
+    const source = join(dir, `source-${mimeType.replace("/", "-")}`);
+    await writeFile(source, await makeClip(mimeType, { lead: 1, tone: 4, tail: 1, noise: true, seed: 3 }));
+    const file = join(dir, `out-${mimeType.replace("/", "-")}.${familyEncodings[mimeType].ext}`);
+    const timings: FfmpegTiming[] = [];
+    const measured = await encodeMeasured({ ...context, timings }, { input: ["-i", source, "-af", "volume=4dB"], mimeType, file, step: "gain-encode" });
+    const stored = await probeLoudness(context, file);
+    expect(measured.loudness).toEqual(stored.loudness);
+    expect(measured.channels).toBe(stored.channels);
+    expect(measured.sampleRate).toBe(stored.sampleRate);
+    expect(measured.pcm.samples.length).toBe(stored.pcm.samples.length);
+    // The pair runs at once where the family allows it, and is then one entry of the request's timings.
+    const steps = measuredWhileEncoding(mimeType) ? ["gain-encode+measure"] : ["gain-encode", "gain-encode:measure"];
+    expect(timings.map((t) => t.step)).toEqual(steps);
+  });
+
+  it("fails, and leaves no run behind, when the encode fails", async () => {
+    const source = join(dir, "not-audio");
+    await writeFile(source, "this is not audio");
+    const run = encodeMeasured(context, { input: ["-i", source], mimeType: "audio/webm", file: join(dir, "never.webm"), step: "x" });
+    await expect(run).rejects.toThrow();
+  });
+
+  it("fails, rather than leaving the encoder blocked on its pipe, when the measuring run fails", async () => {
+    const source = join(dir, "long.webm");
+    await writeFile(source, await makeClip("audio/webm", { lead: 1, tone: 30, tail: 1 }));
+    const alsoOutputs = ["-c:a", "no-such-encoder", join(dir, "never.mp3")];
+    const run = encodeMeasured(context, { input: ["-i", source], mimeType: "audio/webm", file: join(dir, "blocked.webm"), step: "x", alsoOutputs });
+    await expect(run).rejects.toThrow();
+  }, 20_000);
+});
