@@ -49,6 +49,8 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(calls[2]!.cid).not.toBe(calls[1]!.cid);
     expect(calls[3]!.cid).toBe(calls[4]!.cid);
     expect(calls[3]!.cid).not.toBe(calls[2]!.cid);
+    // Each provider is told what the pass runs after it (the rendition trimmer measures for a normalize that follows).
+    expect(calls.map((c) => c.then)).toEqual([["trim", "normalize", "transcribe", "waveform"], ["normalize", "transcribe", "waveform"], ["transcribe", "waveform"], ["waveform"], []]);
     const states = await h.stages(post.postId);
     expect(Object.values(states).map((s) => s.status)).toEqual(["ready", "ready", "ready", "ready", "ready"]);
   });

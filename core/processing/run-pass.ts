@@ -122,7 +122,8 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
         log.info("stage settled", { appId, postId: rkey, stage: next.stage, status, ...(reason && { reason }), providerMs, settleMs });
         deliver(events);
       };
-      const outcome = await runStage({ deps, job, stage: next.stage, audio: state.audio, postCid: state.postCid, token, deadline, finalAttempt: options.finalAttempt === true, settle });
+      const then = stageOrder.filter((s) => s !== next.stage && state.pending.some((p) => p.stage === s));
+      const outcome = await runStage({ deps, job, stage: next.stage, then, audio: state.audio, postCid: state.postCid, token, deadline, finalAttempt: options.finalAttempt === true, settle });
       if (outcome === "retry") return { kind: "retry" };
     }
     return { kind: "done", ran };
@@ -170,6 +171,8 @@ interface StageRun {
   deps: PassDeps;
   job: Job;
   stage: Stage;
+  /** The pending stages after this one, in order. */
+  then: Stage[];
   audio: AudioRef | null;
   postCid: string;
   token: string;
@@ -184,7 +187,7 @@ interface StageRun {
  * Runs one stage and settles it; "retry" when the provider asks for another attempt and the stage stays pending
  * (on the final attempt it settles failed instead).
  */
-const runStage = async ({ deps, job, stage, audio, postCid, token, deadline, finalAttempt, settle }: StageRun): Promise<"settled" | "retry"> => {
+const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadline, finalAttempt, settle }: StageRun): Promise<"settled" | "retry"> => {
   const { appId, postId: rkey } = job;
   if (!audio) {
     await settle("failed", "provider_error");
@@ -196,7 +199,7 @@ const runStage = async ({ deps, job, stage, audio, postCid, token, deadline, fin
     await settle("failed", selection.reason);
     return "settled";
   }
-  const call: ProviderCall = { signal: AbortSignal.timeout(Math.max(1, deadline - deps.now().getTime())), deadline };
+  const call: ProviderCall = { signal: AbortSignal.timeout(Math.max(1, deadline - deps.now().getTime())), deadline, then };
   const context = { config: deps.config, blobs: deps.blobs };
   try {
     switch (stage) {

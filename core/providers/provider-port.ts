@@ -25,6 +25,11 @@ export interface ProviderCall {
   signal: AbortSignal;
   /** Epoch milliseconds by which the call must have returned. */
   deadline: number;
+  /**
+   * The stages the pass will run after this one, on its output: a provider may prepare for them (the rendition
+   * trimmer has its output's loudness measured when normalize follows). Absent: nothing is known to follow.
+   */
+  then?: readonly Stage[];
 }
 
 /** Writes a processed variant to `blobs/<appId>/<cid of its bytes>` and describes it (same MIME family as the input). */

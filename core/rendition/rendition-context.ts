@@ -29,6 +29,8 @@ export interface RenditionSource {
   appId: string;
   cid: string;
   mimeType: AcceptedMimeType;
+  /** Trim: measure the output's loudness while writing it, for the normalize that follows (encode-measured.ts). */
+  measureOutput?: boolean;
 }
 
 /** The answer of trim, denoise and render: the output blob. */

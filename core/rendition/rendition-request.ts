@@ -1,4 +1,7 @@
-/** The body every rendition route takes: `{ appId, cid, mimeType }` naming `blobs/<appId>/<cid>`; unknown fields are refused. */
+/**
+ * The body every rendition route takes: `{ appId, cid, mimeType }` naming `blobs/<appId>/<cid>`, and for `/v1/trim`
+ * optionally `measureOutput` (a normalize follows); unknown fields are refused.
+ */
 import * as z from "zod";
 import { acceptedMimeTypes } from "../records/accepted-types";
 import { isRawCid } from "../blobs/raw-cid";
@@ -9,6 +12,7 @@ export const renditionRequestSchema = z.strictObject({
   appId: z.string().refine(isAppId, "must be a well-formed appId"),
   cid: z.string().refine(isRawCid, "must be a raw sha2-256 CIDv1 in base32"),
   mimeType: z.enum(acceptedMimeTypes as [string, ...string[]]),
+  measureOutput: z.boolean().optional(),
 });
 
 export interface RequestIssue {

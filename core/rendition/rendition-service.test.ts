@@ -136,8 +136,17 @@ describe("the request's log line", () => {
     expect(line).toMatchObject({ status: 200, appId, cid, outputCid: body.data.cid });
     expect(line!.ffmpeg).toEqual([
       { step: "decode", ms: expect.any(Number) },
-      { step: "trim-encode+measure", ms: expect.any(Number) },
+      { step: "trim-encode", ms: expect.any(Number) },
     ]);
+    const ffmpegMs = (line!.ffmpeg as { ms: number }[]).reduce((sum, run) => sum + run.ms, 0);
+    expect(ffmpegMs).toBeLessThanOrEqual(line!.durationMs as number);
+  });
+
+  it("names a trim that measures its output for normalize as one run beside its encode, still within the request's time", async () => {
+    const cid = await put(await makeClip("audio/webm", { noise: true, seed: 8 }));
+    expect((await call("/v1/trim", { appId, cid, mimeType: "audio/webm", measureOutput: true })).status).toBe(200);
+    const line = infoLines.map((l) => Object.assign({}, ...l.extra) as Record<string, unknown>).find((f) => f.path === "/v1/trim" && f.cid === cid);
+    expect((line!.ffmpeg as { step: string }[]).map((run) => run.step)).toEqual(["decode", "trim-encode+measure"]);
     const ffmpegMs = (line!.ffmpeg as { ms: number }[]).reduce((sum, run) => sum + run.ms, 0);
     expect(ffmpegMs).toBeLessThanOrEqual(line!.durationMs as number);
   });

@@ -56,7 +56,7 @@ export function createRenditionService({ context, token, logger }: RenditionServ
 
   // A request that joins a run already going records no ffmpeg runs of its own: the first one's line has them.
   const run = (path: keyof typeof operations, source: RenditionSource, timings: FfmpegTiming[]) => {
-    const key = `${path} ${source.appId}/${source.cid} ${source.mimeType}`;
+    const key = `${path} ${source.appId}/${source.cid} ${source.mimeType}${source.measureOutput ? " measured" : ""}`;
     let running = inflight.get(key);
     if (!running) {
       running = operations[path]({ ...context, timings }, source).finally(() => inflight.delete(key));

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/trim`: leading and trailing silence removed (about 150 ms kept), judged against the clip's own noise
  * floor, re-encoded in the upload's family. A clip with nothing to trim (all silence, no contrast, sound to the edges)
- * is answered unchanged: it is never trimmed to nothing.
+ * is answered unchanged: it is never trimmed to nothing. With `measureOutput` (normalize follows), the output's
+ * loudness is measured while it is written and kept for that normalize.
  */
 import { join } from "node:path";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
@@ -30,10 +31,10 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     const output = join(dir, `trimmed.${familyEncodings[source.mimeType].ext}`);
     // Output-side -ss/-to cut at the exact sample (decode and discard), which input seeking does not promise. The
     // output is measured as it is written, for the normalize that usually follows (encode-measured.ts).
-    // An mp3 is not measured: that would take a run after the encode (encode-measured.ts), whether or not normalize follows.
+    // Measured only for a normalize that follows, and never an mp3: that would take a run after the encode (encode-measured.ts).
     const cut = ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs)];
     const step = "trim-encode";
-    const measured = measuredWhileEncoding(source.mimeType)
+    const measured = source.measureOutput && measuredWhileEncoding(source.mimeType)
       ? await encodeMeasured(context, { input: cut, mimeType: source.mimeType, file: output, step })
       : void (await runFfmpeg(context.ffmpeg, [...cut, ...audioOnly, ...familyEncodings[source.mimeType].args, output], ffmpegRun(context, step)));
     const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);

@@ -15,7 +15,7 @@ import { requestStagesIfAuthor } from "../../core/processing/request-stages";
 import type { PassDeps } from "../../core/processing/run-pass";
 import { requestedStages } from "../../core/processing/stage-state";
 import { insertPost } from "../../core/posts/insert-post";
-import { stageOrder, type AudioRef, type Stage } from "../../core/providers/provider-port";
+import { stageOrder, type AudioRef, type ProviderCall, type Stage } from "../../core/providers/provider-port";
 import type { ProviderEntry, ProviderFactories } from "../../core/providers/provider-entry";
 import { providerRegistry } from "../../core/providers/provider-registry";
 import { stubTranscriber, stubWaveform } from "../../core/providers/stub-providers";
@@ -52,18 +52,18 @@ export const testLoudness = {
 };
 
 export const testProviders = (opts: { changeBytes?: boolean; fail?: Partial<Record<Stage, (call: number) => Error | undefined>>; gate?: Partial<Record<Stage, Promise<void>>> } = {}) => {
-  const calls: { stage: Stage; cid: string }[] = [];
+  const calls: { stage: Stage; cid: string; then?: readonly Stage[] }[] = [];
   const count = (stage: Stage) => calls.filter((c) => c.stage === stage).length;
-  const enter = async (stage: Stage, audio: AudioRef) => {
-    calls.push({ stage, cid: audio.cid });
+  const enter = async (stage: Stage, audio: AudioRef, call?: ProviderCall) => {
+    calls.push({ stage, cid: audio.cid, then: call?.then });
     await opts.gate?.[stage];
     const error = opts.fail?.[stage]?.(count(stage));
     if (error) throw error;
   };
   const bytes = (stage: Stage) => (ctx: { blobs: BlobStore }) => ({
     name: "test",
-    async run(audio: AudioRef) {
-      await enter(stage, audio);
+    async run(audio: AudioRef, call?: ProviderCall) {
+      await enter(stage, audio, call);
       return opts.changeBytes === false ? audio : changeBytes(ctx.blobs, audio, `${stage}-${createHash("sha1").update(audio.cid).digest("hex").slice(0, 6)}`);
     },
   });
@@ -78,19 +78,19 @@ export const testProviders = (opts: { changeBytes?: boolean; fail?: Partial<Reco
     },
     normalize: (ctx) => {
       const p = bytes("normalize")(ctx);
-      return { name: p.name, normalize: async (audio) => ({ audio: await p.run(audio), loudness: testLoudness }) };
+      return { name: p.name, normalize: async (audio, call) => ({ audio: await p.run(audio, call), loudness: testLoudness }) };
     },
     transcribe: () => ({
       name: "test",
-      transcribe: async (audio) => {
-        await enter("transcribe", audio);
+      transcribe: async (audio, call) => {
+        await enter("transcribe", audio, call);
         return stubTranscriber("test-model").transcribe(audio, { signal: new AbortController().signal, deadline: Infinity });
       },
     }),
     waveform: () => ({
       name: "test",
-      waveform: async (audio) => {
-        await enter("waveform", audio);
+      waveform: async (audio, call) => {
+        await enter("waveform", audio, call);
         return stubWaveform(audio);
       },
     }),

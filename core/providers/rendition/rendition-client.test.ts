@@ -59,6 +59,15 @@ describe("rendition adapters", () => {
     expect(JSON.parse(last.body)).toEqual({ appId: "demo", cid: audio.cid, mimeType: "audio/webm" });
   });
 
+  it("the trimmer asks for its output's loudness only when normalize follows in the pass", async () => {
+    answer = () => ({ status: 200, body: { success: true, data: output } });
+    const trimmer = createRenditionTrimmer(client());
+    await trimmer.trim(audio, { ...call(), then: ["normalize", "waveform"] });
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ appId: "demo", cid: audio.cid, mimeType: "audio/webm", measureOutput: true });
+    await trimmer.trim(audio, { ...call(), then: ["transcribe", "waveform"] });
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ appId: "demo", cid: audio.cid, mimeType: "audio/webm" });
+  });
+
   it("the rnnoise denoiser calls /v1/denoise; the waveform maker /v1/waveform", async () => {
     answer = (path) =>
       path === "/v1/denoise"

@@ -26,6 +26,8 @@ export interface RenditionCallOptions {
   signal?: AbortSignal;
   /** Epoch milliseconds by which the call must have returned. */
   deadline: number;
+  /** `/v1/trim`: measure the output's loudness too, for the normalize that follows. */
+  measureOutput?: boolean;
 }
 
 export interface RenditionClient {
@@ -36,7 +38,7 @@ const retryable = (status: number) => status === 408 || status === 429 || status
 
 export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch }: RenditionClientOptions): RenditionClient {
   return {
-    async call(operation, source, { signal, deadline }) {
+    async call(operation, source, { signal, deadline, measureOutput }) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new ProviderError("retry", `rendition ${operation}: no time left before the deadline`, "timeout");
       const timeout = AbortSignal.timeout(remaining);
@@ -45,7 +47,7 @@ export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch
         response = await fetchImpl(`${baseUrl}/v1/${operation}`, {
           method: "POST",
           headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-          body: JSON.stringify({ appId: source.appId, cid: source.cid, mimeType: source.mimeType }),
+          body: JSON.stringify({ appId: source.appId, cid: source.cid, mimeType: source.mimeType, ...(measureOutput && { measureOutput }) }),
           redirect: "manual",
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
