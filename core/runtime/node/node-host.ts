@@ -153,7 +153,7 @@ const withRequestId = (error: DomainError): HttpResponse => {
   return response;
 };
 
-const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boolean, log: Pick<Logger, "warn">) => {
+const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boolean, log: Pick<Logger, "info" | "warn">) => {
   const { body } = res;
   const headers = { ...res.headers };
   if (typeof body === "string" || body instanceof Uint8Array) headers["Content-Length"] ??= String(Buffer.byteLength(body));
@@ -167,11 +167,19 @@ const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boole
     out.end(body);
     return;
   }
+  // Which side gave out first: pipeline then destroys the other with an error of its own.
+  let first: "client" | "body" | undefined;
+  out.once("close", () => (first ??= "client"));
+  body.once("error", () => (first ??= "body"));
   try {
     await pipeline(body, out);
   } catch (error) {
-    // The client went away mid-stream, or the store failed after the headers were sent: nothing left to answer.
-    log.warn("response stream ended early", { requestId: res.headers["X-Request-ID"], error: String(error) });
+    // Nothing is left to answer either way. A client closing the connection is routine (a player seeks or stops;
+    // one that has read every byte may close before the store's stream has ended here), so it is no warning; a
+    // body that failed after the headers were sent (the store, the rendition service) is one.
+    const fields = { requestId: res.headers["X-Request-ID"], error: String(error) };
+    if (first === "client") log.info("client closed the connection before the response ended", fields);
+    else log.warn("response stream failed", fields);
     out.destroy();
   }
 };
