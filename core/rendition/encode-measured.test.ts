@@ -2,7 +2,7 @@
  * encode-measured.ts: the measurement taken while encoding is the one a probe of the stored file gives afterwards, in
  * every family, so the figures normalize reports and judges by are those of the bytes it stores.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,6 +41,19 @@ describe("a measurement taken while encoding", () => {
     // The pair runs at once where the family allows it, and is then one entry of the request's timings.
     const steps = measuredWhileEncoding(mimeType) ? ["gain-encode+measure"] : ["gain-encode", "gain-encode:measure"];
     expect(timings.map((t) => t.step)).toEqual(steps);
+  });
+
+  it("measures after the encode, still as stored, when the output's path has characters the tee muxer would misread", async () => {
+    const source = join(dir, "odd-source.webm");
+    await writeFile(source, await makeClip("audio/webm", { noise: true, seed: 5 }));
+    const file = join(dir, "odd [name] | here.webm");
+    const timings: FfmpegTiming[] = [];
+    const mp3 = join(dir, "odd-rendition.mp3");
+    const alsoOutputs = ["-map", "0:a:0", "-c:a", "libmp3lame", "-f", "mp3", mp3];
+    const measured = await encodeMeasured({ ...context, timings }, { input: ["-i", source], mimeType: "audio/webm", file, step: "trim-encode", alsoOutputs });
+    expect(measured.loudness).toEqual((await probeLoudness(context, file)).loudness);
+    expect((await stat(mp3)).size).toBeGreaterThan(0);
+    expect(timings.map((t) => t.step)).toEqual(["trim-encode", "trim-encode:measure"]);
   });
 
   it("fails, and leaves no run behind, when the encode fails", async () => {

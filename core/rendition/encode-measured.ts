@@ -22,7 +22,7 @@ export interface MeasuredEncode {
   /** The timing step: `<step>+measure` for the pair run together (one entry, so a request's steps still add up to
    * at most its time), else `<step>` and `<step>:measure` one after the other. */
   step: string;
-  /** Further outputs of the measuring decode (ffmpeg output arguments); not written for an mp3 output. */
+  /** Further outputs of the measuring decode (ffmpeg output arguments). */
   alsoOutputs?: string[];
 }
 
@@ -38,11 +38,11 @@ const codecAndFormat = (args: string[]) => {
 /** Runs the encode and answers the measurement of what it wrote, as a later probe of the file would. */
 export async function encodeMeasured(context: RenditionContext, encode: MeasuredEncode): Promise<LoudnessProbe> {
   const { args } = familyEncodings[encode.mimeType];
-  if (!measuredWhileEncoding(encode.mimeType)) {
+  // The tee muxer's own syntax would misread a path with these in it (a temp dir under an odd TMPDIR): one after the other then.
+  if (!measuredWhileEncoding(encode.mimeType) || /[[\]|\\]/.test(encode.file)) {
     await runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...args, encode.file], ffmpegRun(context, encode.step));
-    return probeLoudness(context, encode.file, `${encode.step}:measure`);
+    return probeLoudness(context, encode.file, `${encode.step}:measure`, encode.alsoOutputs);
   }
-  if (/[[\]|\\]/.test(encode.file)) throw new Error(`tee muxer cannot name ${encode.file}`);
   const { codec, format } = codecAndFormat(args);
   const packets = new PassThrough();
   // Either run failing ends both: a measurer that stopped reading would otherwise leave the encoder blocked on its pipe.
