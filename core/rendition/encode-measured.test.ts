@@ -3,19 +3,20 @@
  * every family, so the figures normalize reports and judges by are those of the bytes it stores.
  */
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { acceptedMimeTypes, type AcceptedMimeType } from "../records/accepted-types";
 import { ffmpeg, makeClip } from "../../test/support/rendition-fixtures";
-import { encodeMeasured, measuredWhileEncoding } from "./encode-measured";
+import { coresFreeForBoth, encodeMeasured, measuredWhileEncoding } from "./encode-measured";
 import { familyEncodings } from "./family-encoding";
 import { createLoudnessCache } from "./loudness-cache";
 import { createPcmCache } from "./pcm-cache";
 import { probeLoudness } from "./probe-loudness";
 import type { RenditionContext } from "./rendition-context";
-import type { FfmpegTiming } from "./run-ffmpeg";
+import { type FfmpegTiming, runFfmpeg } from "./run-ffmpeg";
 
 let dir: string;
 let context: RenditionContext;
@@ -54,6 +55,26 @@ describe("a measurement taken while encoding", () => {
     expect(measured.loudness).toEqual((await probeLoudness(context, file)).loudness);
     expect((await stat(mp3)).size).toBeGreaterThan(0);
     expect(timings.map((t) => t.step)).toEqual(["trim-encode", "trim-encode:measure"]);
+  });
+
+  it("measures after the encode, one run at a time, while this process's other ffmpeg runs fill the cores", async () => {
+    const source = join(dir, "busy-source.webm");
+    await writeFile(source, await makeClip("audio/webm", { noise: true, seed: 6 }));
+    // Runs that wait on their stdin until let go: other posts' encodes, as far as the cores are concerned.
+    const inputs = Array.from({ length: availableParallelism() - 1 }, () => new PassThrough());
+    const others = inputs.map((stdin) => runFfmpeg(ffmpeg, ["-f", "s16le", "-ar", "8000", "-ac", "1", "-i", "pipe:0", "-f", "null", "-"], { stdin }));
+    try {
+      expect(coresFreeForBoth()).toBe(false);
+      const timings: FfmpegTiming[] = [];
+      const file = join(dir, "busy.webm");
+      const measured = await encodeMeasured({ ...context, timings }, { input: ["-i", source], mimeType: "audio/webm", file, step: "trim-encode" });
+      expect(timings.map((t) => t.step)).toEqual(["trim-encode", "trim-encode:measure"]);
+      expect(measured.loudness).toEqual((await probeLoudness(context, file)).loudness);
+    } finally {
+      inputs.forEach((stdin) => stdin.end());
+      await Promise.all(others);
+    }
+    expect(coresFreeForBoth()).toBe(true);
   });
 
   it("fails, and leaves no run behind, when the encode fails", async () => {

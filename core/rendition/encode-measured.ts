@@ -4,14 +4,17 @@
  * measures them (and may write more from that decode: the mp3 rendition). The two run on two cores at once instead of
  * one after the other. Matroska carries the packets of every family so that they decode to exactly the stored file's
  * samples, except mp3: an mp3 file's LAME header trims the encoder's delay and padding, which a stream cannot carry.
- * An mp3 output is therefore measured from the stored file once it is written.
+ * An mp3 output is therefore measured from the stored file once it is written. So is any output while this process's
+ * other ffmpeg runs already fill the cores (several posts at once): a second run at once gains no time then, and the
+ * switching between more runs than cores costs CPU that the busy machine does not have.
  */
+import { availableParallelism } from "node:os";
 import { PassThrough } from "node:stream";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
 import { audioOnly, familyEncodings } from "./family-encoding";
 import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
 import { ffmpegRun, type RenditionContext } from "./rendition-context";
-import { runFfmpeg } from "./run-ffmpeg";
+import { ffmpegRunsInFlight, runFfmpeg } from "./run-ffmpeg";
 
 export interface MeasuredEncode {
   /** ffmpeg arguments before the output: the input and any cut or filter. */
@@ -26,6 +29,9 @@ export interface MeasuredEncode {
   alsoOutputs?: string[];
 }
 
+/** Whether the two runs of a measured encode each have a core, beside this process's other ffmpeg runs. */
+export const coresFreeForBoth = (): boolean => ffmpegRunsInFlight() + 2 <= availableParallelism();
+
 /** Whether a streamed copy of the family's packets decodes to exactly the samples of its stored file. */
 export const measuredWhileEncoding = (mimeType: AcceptedMimeType): boolean => acceptedAudioTypes[mimeType] !== "mp3";
 
@@ -39,7 +45,7 @@ const codecAndFormat = (args: string[]) => {
 export async function encodeMeasured(context: RenditionContext, encode: MeasuredEncode): Promise<LoudnessProbe> {
   const { args } = familyEncodings[encode.mimeType];
   // The tee muxer's own syntax would misread a path with these in it (a temp dir under an odd TMPDIR): one after the other then.
-  if (!measuredWhileEncoding(encode.mimeType) || /[[\]|\\]/.test(encode.file)) {
+  if (!measuredWhileEncoding(encode.mimeType) || /[[\]|\\]/.test(encode.file) || !coresFreeForBoth()) {
     await runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...args, encode.file], ffmpegRun(context, encode.step));
     return probeLoudness(context, encode.file, `${encode.step}:measure`, encode.alsoOutputs);
   }

@@ -41,6 +41,11 @@ export interface FfmpegTiming {
 // ffmpeg can print a line per frame on some errors.
 const stderrLimit = 65_536;
 
+let running = 0;
+
+/** ffmpeg processes of this process running now: whether a core is free for a run beside another. */
+export const ffmpegRunsInFlight = (): number => running;
+
 export async function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegRun = {}): Promise<Buffer> {
   return (await runFfmpegWithLog(ffmpeg, args, options)).stdout;
 }
@@ -71,8 +76,18 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
       options.stdin.on("error", (error) => child.kill("SIGKILL") && reject(error));
       options.stdin.pipe(child.stdin);
     }
-    child.on("error", (error) => reject(new FfmpegError(`ffmpeg could not run: ${error.message}`, stderr)));
+    running++;
+    let counted = true;
+    const done = () => {
+      if (counted) running--;
+      counted = false;
+    };
+    child.on("error", (error) => {
+      done();
+      reject(new FfmpegError(`ffmpeg could not run: ${error.message}`, stderr));
+    });
     child.on("close", (code, signal) => {
+      done();
       record();
       if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
       else reject(new FfmpegError(`ffmpeg exited with ${code ?? signal}`, stderr.trim()));
