@@ -44,7 +44,7 @@ const codecAndFormat = (args: string[]) => {
 /** Runs the encode and answers the measurement of what it wrote, as a later probe of the file would. */
 export async function encodeMeasured(context: RenditionContext, encode: MeasuredEncode): Promise<LoudnessProbe> {
   const { args } = familyEncodings[encode.mimeType];
-  // The tee muxer's own syntax would misread a path with these in it (a temp dir under an odd TMPDIR): one after the other then.
+  // One after the other for an mp3, with the cores taken, or for a path the tee muxer's syntax would misread (an odd TMPDIR).
   if (!measuredWhileEncoding(encode.mimeType) || /[[\]|\\]/.test(encode.file) || !coresFreeForBoth()) {
     await runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...args, encode.file], ffmpegRun(context, encode.step));
     return probeLoudness(context, encode.file, `${encode.step}:measure`, encode.alsoOutputs);
