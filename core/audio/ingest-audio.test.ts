@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { CID } from "multiformats/cid";
 import * as Digest from "multiformats/hashes/digest";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { audioFixture, pcmWavHeader, videoFixture } from "../../test/support/audio-fixtures";
-import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
+import type { BlobDatabase } from "../../test/support/blob-database";
 import { blobRows } from "../../test/support/blob-rows";
-import { blobStores } from "../../test/support/blob-stores";
+import { blobStores, withEmptiedBlobStore } from "../../test/support/blob-stores";
 import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
 import { acceptedMimeTypes, maxUploadBytes } from "../records/accepted-types";
@@ -50,21 +50,8 @@ const stores = blobStores("ingest-");
 describe.each(stores)("audio ingestion into the %s store", (_name, openStore) => {
   let store: BlobStore;
   let backing: BlobBacking;
-  let closeStore: () => Promise<void>;
   let db: BlobDatabase;
-
-  beforeAll(async () => {
-    ({ store, backing, close: closeStore } = await openStore());
-    db = await openBlobDatabase();
-  });
-  afterAll(async () => {
-    await closeStore();
-    await db.close();
-  });
-  beforeEach(async () => {
-    await db.reset();
-    for (const key of await storedKeys(backing, "")) await store.delete(key);
-  });
+  withEmptiedBlobStore(openStore, (opened) => ({ store, backing, db } = opened));
 
   const expectNothingStored = async () => {
     expect(await storedKeys(backing, "")).toEqual([]);

@@ -2,11 +2,11 @@ import { utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pcmWav } from "../../test/support/audio-fixtures";
-import { type BlobDatabase, openBlobDatabase } from "../../test/support/blob-database";
+import type { BlobDatabase } from "../../test/support/blob-database";
 import { blobRows } from "../../test/support/blob-rows";
-import { blobStores } from "../../test/support/blob-stores";
+import { blobStores, withEmptiedBlobStore } from "../../test/support/blob-stores";
 import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
 import { rawCid } from "../blobs/raw-cid";
@@ -32,21 +32,8 @@ const stores = blobStores("janitor-");
 describe.each(stores)("the store janitor on the %s store", (name, openStore) => {
   let store: BlobStore;
   let backing: BlobBacking;
-  let closeStore: () => Promise<void>;
   let db: BlobDatabase;
-
-  beforeAll(async () => {
-    ({ store, backing, close: closeStore } = await openStore());
-    db = await openBlobDatabase();
-  });
-  afterAll(async () => {
-    await closeStore();
-    await db.close();
-  });
-  beforeEach(async () => {
-    await db.reset();
-    for (const key of await storedKeys(backing, "")) await store.delete(key);
-  });
+  withEmptiedBlobStore(openStore, (opened) => ({ store, backing, db } = opened));
 
   const put = (key: string, bytes: Buffer) => store.writeAtomic(key, Readable.from([bytes]));
   /** Two hours on: everything stored now is old by then. */

@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { BlobStore } from "../../core/blobs/blob-store";
 import { createFsBlobStore } from "../../core/blobs/fs-blob-store";
 import { createS3BlobStore } from "../../core/blobs/s3-blob-store";
 import { startS3Emulator } from "./s3-emulator";
-import type { BlobBacking } from "./stored-keys";
+import { type BlobDatabase, openBlobDatabase } from "./blob-database";
+import { type BlobBacking, storedKeys } from "./stored-keys";
 
 export type OpenBlobStore = () => Promise<{ store: BlobStore; backing: BlobBacking; close(): Promise<void> }>;
 
@@ -26,3 +28,28 @@ export const blobStores = (tempPrefix: string): [string, OpenBlobStore][] => [
     },
   ],
 ];
+
+/**
+ * A suite's hooks over one blob store and the blobs database: opened once (`use` receives them), both emptied before
+ * each test, closed after the suite.
+ */
+export const withEmptiedBlobStore = (
+  openStore: OpenBlobStore,
+  use: (opened: { store: BlobStore; backing: BlobBacking; db: BlobDatabase }) => void,
+) => {
+  let opened: Awaited<ReturnType<OpenBlobStore>>;
+  let db: BlobDatabase;
+  beforeAll(async () => {
+    opened = await openStore();
+    db = await openBlobDatabase();
+    use({ store: opened.store, backing: opened.backing, db });
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.reset();
+    for (const key of await storedKeys(opened.backing, "")) await opened.store.delete(key);
+  });
+};
