@@ -4,6 +4,7 @@ import { processEnvironment } from "../core/config/environment";
 import { createLogger } from "../core/observability/logger";
 import { resolveFfmpegPath } from "../core/rendition/ffmpeg-path";
 import { createLoudnessCache } from "../core/rendition/loudness-cache";
+import { createRecentEntries } from "../core/rendition/recent-entries";
 import { createPcmCache } from "../core/rendition/pcm-cache";
 import { parseRenditionConfig } from "../core/rendition/rendition-config";
 import { createRenditionService, type RenditionService } from "../core/rendition/rendition-service";
@@ -22,7 +23,7 @@ const renditionService = (): RenditionService => {
   if (config.blobs.kind !== "s3") throw new Error("the rendition Lambda uses S3: set SVC_BLOB_BUCKET, not SVC_BLOB_DIR");
   const logger = createLogger(config.logLevel);
   service = createRenditionService({
-    context: { store: createS3BlobStore({ bucket: config.blobs.bucket }), ffmpeg: resolveFfmpegPath(config.ffmpegPath), pcm: createPcmCache(), loudness: createLoudnessCache() },
+    context: { store: createS3BlobStore({ bucket: config.blobs.bucket }), ffmpeg: resolveFfmpegPath(config.ffmpegPath), pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() },
     token: config.token,
     logger,
   });

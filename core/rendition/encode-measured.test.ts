@@ -13,6 +13,7 @@ import { ffmpeg, makeClip } from "../../test/support/rendition-fixtures";
 import { coresFreeForBoth, encodeMeasured, measuredWhileEncoding } from "./encode-measured";
 import { familyEncodings } from "./family-encoding";
 import { createLoudnessCache } from "./loudness-cache";
+import { createRecentEntries } from "./recent-entries";
 import { createPcmCache } from "./pcm-cache";
 import { probeLoudness } from "./probe-loudness";
 import type { RenditionContext } from "./rendition-context";
@@ -23,7 +24,7 @@ let context: RenditionContext;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "encode-measured-test-"));
-  context = { store: createFsBlobStore(join(dir, "blobs")), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache() };
+  context = { store: createFsBlobStore(join(dir, "blobs")), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() };
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -4,20 +4,8 @@
  * PCM of the same decode is in the PCM cache. A few hundred bytes an entry; oldest first out.
  */
 import type { LoudnessReport } from "./loudness-report";
+import { createRecentEntries, type RecentEntries } from "./recent-entries";
 
-export interface LoudnessCache {
-  get(key: string): LoudnessReport | undefined;
-  set(key: string, report: LoudnessReport): void;
-}
+export type LoudnessCache = RecentEntries<LoudnessReport>;
 
-export function createLoudnessCache(maxEntries = 1024): LoudnessCache {
-  const entries = new Map<string, LoudnessReport>();
-  return {
-    get: (key) => entries.get(key),
-    set(key, report) {
-      entries.delete(key);
-      entries.set(key, report);
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-    },
-  };
-}
+export const createLoudnessCache = (maxEntries = 1024): LoudnessCache => createRecentEntries(maxEntries);

@@ -113,7 +113,10 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
     const made = attempts.reduce((a, b) => better(a, b, target));
 
     const stored = await storeContentAddressed(context.store, source.appId, made.file, source.mimeType);
-    if (made.mp3) await storeAt(context.store, renditionKey(sourceKey({ appId: source.appId, cid: stored.cid }), "mp3"), made.mp3, "audio/mpeg");
+    if (made.mp3) {
+      const key = renditionKey(sourceKey({ appId: source.appId, cid: stored.cid }), "mp3");
+      context.renditions.set(key, await storeAt(context.store, key, made.mp3, "audio/mpeg"));
+    }
     context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), made.probe.pcm);
     return {
       cid: stored.cid,

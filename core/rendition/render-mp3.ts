@@ -2,11 +2,10 @@
  * `POST /v1/render`: the mp3 rendition of a blob, stored at its rendition path (`renditions/<appId>/<cid>.mp3`).
  * An mp3 upload is its own rendition (copied, not re-encoded). The same ffmpeg run also writes the analysis PCM when
  * no earlier operation left it in the cache, so the duration and a later waveform cost no second decode. A rendition
- * already stored (normalize makes its output's beside it) is answered as it is, when the duration is known.
+ * this process already stored (normalize makes its output's beside it) is answered as it is, when the duration is known.
  */
 import { join } from "node:path";
 import { renditionKey } from "../blobs/blob-key";
-import { createRawCidHasher } from "../blobs/raw-cid";
 import { fetchBlob, storeAt } from "./blob-files";
 import { audioOnly, mp3Rendition } from "./family-encoding";
 import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
@@ -18,11 +17,10 @@ export function renderMp3(context: RenditionContext, source: RenditionSource): P
   return withWorkspace(async (dir) => {
     const key = sourceKey(source);
     let pcm = context.pcm.get(key);
-    const made = pcm && (await context.store.read(renditionKey(key, "mp3")));
-    if (made) {
-      const hasher = createRawCidHasher();
-      for await (const chunk of made.stream) hasher.update(chunk as Buffer);
-      return { cid: hasher.cid(), mimeType: "audio/mpeg", size: made.size, durationMs: pcmDurationMs(pcm!) };
+    // Stored by this process, which knows its CID and size: the store is only asked whether it is still there.
+    const made = pcm && context.renditions.get(renditionKey(key, "mp3"));
+    if (made && (await context.store.stat(renditionKey(key, "mp3")))) {
+      return { cid: made.cid, mimeType: "audio/mpeg", size: made.size, durationMs: pcmDurationMs(pcm!) };
     }
     const input = join(dir, "source");
     await fetchBlob(context.store, key, input);

@@ -2,8 +2,10 @@
 import type { AcceptedMimeType } from "../records/accepted-types";
 import { blobKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
+import type { StoredFile } from "./blob-files";
 import type { LoudnessCache } from "./loudness-cache";
 import type { PcmCache } from "./pcm-cache";
+import type { RecentEntries } from "./recent-entries";
 import type { FfmpegRun, FfmpegTiming } from "./run-ffmpeg";
 
 export interface RenditionContext {
@@ -12,6 +14,8 @@ export interface RenditionContext {
   ffmpeg: string;
   pcm: PcmCache;
   loudness: LoudnessCache;
+  /** mp3 renditions this process stored (normalize makes its output's), by rendition key: their CID and size unread. */
+  renditions: RecentEntries<StoredFile>;
   signal?: AbortSignal;
   /** The request's ffmpeg runs, for its log line. */
   timings?: FfmpegTiming[];

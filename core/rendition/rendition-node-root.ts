@@ -4,6 +4,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Logger } from "../observability/logger";
 import { resolveFfmpegPath } from "./ffmpeg-path";
 import { createLoudnessCache } from "./loudness-cache";
+import { createRecentEntries } from "./recent-entries";
 import { createPcmCache } from "./pcm-cache";
 import type { RenditionConfig } from "./rendition-config";
 import { createRenditionHttpServer } from "./rendition-http-server";
@@ -30,7 +31,7 @@ export async function startRendition(
 ): Promise<RunningRendition> {
   const store = options.store ?? (await openBlobStore(config));
   const ffmpeg = resolveFfmpegPath(config.ffmpegPath);
-  const service = createRenditionService({ context: { store, ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache() }, token: config.token, logger });
+  const service = createRenditionService({ context: { store, ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() }, token: config.token, logger });
   const server = createRenditionHttpServer(service);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve) => server.listen(options.port ?? config.port, host, resolve));

@@ -21,6 +21,7 @@ import { denoiseAudio } from "./denoise-audio";
 import { resolveFfmpegPath } from "./ffmpeg-path";
 import { normalizeAudio } from "./normalize-audio";
 import { createLoudnessCache } from "./loudness-cache";
+import { createRecentEntries } from "./recent-entries";
 import { createPcmCache } from "./pcm-cache";
 import { renderMp3 } from "./render-mp3";
 import type { RenditionContext, RenditionSource } from "./rendition-context";
@@ -30,7 +31,7 @@ import { waveformAudio } from "./waveform-audio";
 let dir: string;
 const store = () => createFsBlobStore(join(dir, "blobs"));
 const ffmpeg = resolveFfmpegPath();
-const context = (): RenditionContext => ({ store: store(), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache() });
+const context = (): RenditionContext => ({ store: store(), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() });
 const sources = new Map<AcceptedMimeType, RenditionSource>();
 const options = { iterations: 5, time: 0, warmupIterations: 1 };
 
