@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "../../test/support/databases";
 import { startEnrichmentHarness, testProviders, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import { failPendingStages } from "./dead-letter";
-import { acquireLease, releaseLease } from "./lease";
+import { acquireLease, LeaseLost, releaseLease } from "./lease";
 import { hasPendingStage } from "./pass-store";
 import { mustRetry } from "./retry-policy";
 import { runPass } from "./run-pass";
@@ -74,6 +74,31 @@ describe.each(backends)("the post's lease on $name", (backend) => {
     expect(states.waveform!.status).toBe("ready");
     expect(states.transcribe!.status).toBe("ready");
     expect(await hasPendingStage(h.sql, "alpha", post.postId)).toBe(false);
+  });
+
+  it("a pass whose lease is taken over stops its provider call at the next heartbeat, and settles nothing", async () => {
+    let openGate!: () => void;
+    const gatedProviders = testProviders({ gate: { waveform: new Promise<void>((resolve) => (openGate = resolve)) } });
+    const short = await startEnrichmentHarness(backend, { registry: gatedProviders.registry, env: { SVC_LEASE_MS: "600", SVC_LEASE_HEARTBEAT_MS: "100" } });
+    try {
+      const post = await short.createAudioPost({ waveform: true });
+      const running = runPass(short.pass, job(post.postId));
+      await expect.poll(() => gatedProviders.count("waveform")).toBe(1);
+      // Another pass takes the lease over (as after a stall past its term): the call in flight is no longer anyone's.
+      await short.sql.query(`UPDATE post_enrichment SET lease_token = $2, lease_until = $3 WHERE rkey = $1`, [
+        post.postId,
+        "5f0c7a4e-0000-4000-8000-000000000000",
+        new Date(Date.now() + leaseMs).toISOString(),
+      ]);
+      // The gate never opens: only the lost lease can end the call.
+      expect(await running).toEqual({ kind: "busy" });
+      const { signal } = gatedProviders.calls.find((c) => c.stage === "waveform")!;
+      expect(signal?.reason).toBeInstanceOf(LeaseLost);
+      expect((await short.stages(post.postId)).waveform!.status).toBe("pending");
+    } finally {
+      openGate();
+      await short.close();
+    }
   });
 
   it("a running pass renews its short lease (a heartbeat), so it stays live however long the pass works, and lets go when done", async () => {

@@ -40,9 +40,17 @@ export const renewLease = async (sql: Sql, appId: string, rkey: string, token: s
   return rows.length > 0;
 };
 
+/** A pass's lease was taken over: what it does next is the new holder's, and it settles nothing more. */
+export class LeaseLost extends Error {
+  constructor() {
+    super("the processing pass lost its lease to another pass");
+  }
+}
+
 /**
  * Renews the lease every `heartbeatMs` while the pass works. A renewal that fails is logged and the next one tries
- * again (the lease allows two misses); one that finds the lease taken stops: the pass's settles will find it lost.
+ * again (the lease allows two misses); one that finds the lease taken stops and aborts `lost` (with LeaseLost), so a
+ * provider call in flight stops too instead of running on for a pass whose settles would all be refused.
  */
 export const keepLease = (
   lease: { sql: Sql; appId: string; rkey: string; token: string; now: () => Date; timing: LeaseTiming },
@@ -50,16 +58,21 @@ export const keepLease = (
 ) => {
   const { sql, appId, rkey, token, now, timing } = lease;
   let beating: Promise<unknown> = Promise.resolve();
+  const lost = new AbortController();
   const timer = setInterval(() => {
     beating = renewLease(sql, appId, rkey, token, now(), timing.ms).then(
       (held) => {
-        if (!held) clearInterval(timer);
+        if (held) return;
+        clearInterval(timer);
+        lost.abort(new LeaseLost());
       },
       (error: unknown) => log.warn("lease not renewed; the next heartbeat tries again", { appId, postId: rkey, error: String(error) }),
     );
   }, timing.heartbeatMs);
   timer.unref?.();
   return {
+    /** Aborted once a renewal found the lease taken. */
+    lost: lost.signal,
     /** Stops renewing, once a renewal under way has ended (so it cannot land after the release). */
     async stop() {
       clearInterval(timer);

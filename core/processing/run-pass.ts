@@ -22,7 +22,7 @@ import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
 import type { WebhookEvent } from "../webhooks/webhook-event";
-import { acquireLease, keepLease, passTimeLimitMs, releaseLease } from "./lease";
+import { acquireLease, keepLease, LeaseLost, passTimeLimitMs, releaseLease } from "./lease";
 import { loadPassState, settleStage, storeLoudness, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
 import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
@@ -68,8 +68,6 @@ export type PassOutcome = { kind: "done"; ran: boolean } | { kind: "busy" } | { 
 
 /** Stop starting stages this close to the deadline: the queue retries what is left. */
 const deadlineMarginMs = 5_000;
-
-class LeaseLost extends Error {}
 
 export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {}): Promise<PassOutcome> => {
   const { sql, log } = deps;
@@ -123,12 +121,14 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
         deliver(events);
       };
       const then = stageOrder.filter((s) => s !== next.stage && state.pending.some((p) => p.stage === s));
-      const outcome = await runStage({ deps, job, stage: next.stage, then, audio: state.audio, postCid: state.postCid, token, deadline, finalAttempt: options.finalAttempt === true, settle });
+      const outcome = await runStage({ deps, job, stage: next.stage, then, audio: state.audio, postCid: state.postCid, token, deadline, lost: heartbeat.lost, finalAttempt: options.finalAttempt === true, settle });
+      if (heartbeat.lost.aborted) throw new LeaseLost();
       if (outcome === "retry") return { kind: "retry" };
     }
     return { kind: "done", ran };
   } catch (error) {
-    if (error instanceof LeaseLost) {
+    // A provider stopped by the lost lease fails in its own way (an abort, a provider error): the loss is the cause.
+    if (error instanceof LeaseLost || heartbeat.lost.aborted) {
       log.warn("processing pass lost its lease; another pass continues", { appId, postId: rkey });
       return { kind: "busy" };
     }
@@ -178,6 +178,8 @@ interface StageRun {
   token: string;
   /** Epoch ms by which the provider must answer. */
   deadline: number;
+  /** Aborted when the pass loses its lease: the provider call stops with it. */
+  lost: AbortSignal;
   /** The last attempt: a provider's request to retry settles the stage failed instead. */
   finalAttempt: boolean;
   settle: SettleFn;
@@ -187,7 +189,7 @@ interface StageRun {
  * Runs one stage and settles it; "retry" when the provider asks for another attempt and the stage stays pending
  * (on the final attempt it settles failed instead).
  */
-const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadline, finalAttempt, settle }: StageRun): Promise<"settled" | "retry"> => {
+const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadline, lost, finalAttempt, settle }: StageRun): Promise<"settled" | "retry"> => {
   const { appId, postId: rkey } = job;
   if (!audio) {
     await settle("failed", "provider_error");
@@ -199,7 +201,7 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
     await settle("failed", selection.reason);
     return "settled";
   }
-  const call: ProviderCall = { signal: AbortSignal.timeout(Math.max(1, deadline - deps.now().getTime())), deadline, then };
+  const call: ProviderCall = { signal: AbortSignal.any([AbortSignal.timeout(Math.max(1, deadline - deps.now().getTime())), lost]), deadline, then };
   const context = { config: deps.config, blobs: deps.blobs };
   try {
     switch (stage) {
@@ -236,7 +238,7 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
       }
     }
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
+    if (!(error instanceof ProviderError) || lost.aborted) throw error;
     deps.log.warn("provider failed", { appId, postId: rkey, stage, disposition: error.disposition, error: error.message });
     if (error.disposition === "fail" || finalAttempt) {
       await settle("failed", error.reason);

@@ -51,12 +51,21 @@ export const testLoudness = {
   before: { integratedLufs: -31.2, truePeakDbtp: -9.8, rangeLu: 4.1 },
 };
 
+/** Rejects with the signal's reason once it aborts. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+
 export const testProviders = (opts: { changeBytes?: boolean; fail?: Partial<Record<Stage, (call: number) => Error | undefined>>; gate?: Partial<Record<Stage, Promise<void>>> } = {}) => {
-  const calls: { stage: Stage; cid: string; then?: readonly Stage[] }[] = [];
+  const calls: { stage: Stage; cid: string; then?: readonly Stage[]; signal?: AbortSignal }[] = [];
   const count = (stage: Stage) => calls.filter((c) => c.stage === stage).length;
   const enter = async (stage: Stage, audio: AudioRef, call?: ProviderCall) => {
-    calls.push({ stage, cid: audio.cid, then: call?.then });
-    await opts.gate?.[stage];
+    calls.push({ stage, cid: audio.cid, then: call?.then, signal: call?.signal });
+    // A gated call stops when its signal aborts, as a real provider's request does.
+    const gate = opts.gate?.[stage];
+    if (gate) await (call ? Promise.race([gate, aborted(call.signal)]) : gate);
     const error = opts.fail?.[stage]?.(count(stage));
     if (error) throw error;
   };
