@@ -4,6 +4,9 @@ import { maxRequestBytes, type RenditionService } from "./rendition-service";
 
 export function createRenditionHttpServer(handle: RenditionService): Server {
   return createServer(async (incoming, outgoing) => {
+    // The caller closed the connection before its answer was written.
+    const gone = new AbortController();
+    outgoing.once("close", () => outgoing.writableFinished || gone.abort(new Error("the caller closed the connection")));
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -16,7 +19,8 @@ export function createRenditionHttpServer(handle: RenditionService): Server {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
     const body = tooLarge ? "x".repeat(maxRequestBytes + 1) : Buffer.concat(chunks).toString("utf8");
-    const response = await handle({ method: incoming.method ?? "GET", path: new URL(incoming.url ?? "/", "http://host").pathname, headers, body });
+    const response = await handle({ method: incoming.method ?? "GET", path: new URL(incoming.url ?? "/", "http://host").pathname, headers, body, signal: gone.signal });
+    if (gone.signal.aborted) return;
     outgoing.writeHead(response.status, { ...response.headers, "Content-Length": String(Buffer.byteLength(response.body)) });
     outgoing.end(response.body);
   });

@@ -1,5 +1,5 @@
 /** The rendition service over real HTTP, real ffmpeg and a file blob store: docs/decisions.md#rendition-service. */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -14,6 +14,7 @@ import { createLogger } from "../observability/logger";
 import { decodeSamples, levelDb, makeClip } from "../../test/support/rendition-fixtures";
 import { parseRenditionConfig } from "./rendition-config";
 import { type RunningRendition, startRendition } from "./rendition-node-root";
+import { ffmpegRunsInFlight } from "./run-ffmpeg";
 
 const token = "rendition-test-token-0000000000000000000000";
 const logger = createLogger("silent");
@@ -243,5 +244,47 @@ describe("denoise", () => {
       expect(levelDb(after, from, to)).toBeLessThanOrEqual(levelDb(before, from, to) - 15);
     }
     expect(Math.abs(body.data.durationMs - 4000)).toBeLessThanOrEqual(20);
+  });
+});
+
+describe("a caller that goes away", () => {
+  const startNormalize = (cid: string) => {
+    const abort = new AbortController();
+    const answered = fetch(`${service.url}/v1/normalize`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ appId, cid, mimeType: "audio/webm" }),
+      signal: abort.signal,
+    });
+    return { abort: () => abort.abort(), answered };
+  };
+  // A long clip, louder than the target, so the run is still encoding when its caller leaves.
+  const longClip = (seed: number) => makeClip("audio/webm", { lead: 1, tone: 40, tail: 1, noise: true, seed });
+
+  it("stops the run once its only caller closed the connection: its ffmpeg runs are killed, nothing is stored", async () => {
+    const cid = await put(await longClip(31));
+    const stored = () => readdir(join(dir, "blobs", "blobs", appId), { recursive: true });
+    const storedBefore = await stored();
+    const before = ffmpegRunsInFlight();
+    const caller = startNormalize(cid);
+    await expect.poll(() => ffmpegRunsInFlight(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(before);
+    caller.abort();
+    await expect(caller.answered).rejects.toThrow();
+    await expect.poll(() => ffmpegRunsInFlight(), { timeout: 5_000, interval: 20 }).toBe(before);
+    await expect.poll(() => infoLines.some((l) => JSON.stringify(l.extra).includes(cid) && JSON.stringify(l.extra).includes('"status":499'))).toBe(true);
+    expect(errorLines.some((l) => JSON.stringify(l.extra).includes(cid))).toBe(false);
+    expect(await stored()).toEqual(storedBefore);
+  });
+
+  it("runs on for the callers still waiting when one of two sharing a run leaves", async () => {
+    const cid = await put(await longClip(32));
+    const leaving = startNormalize(cid);
+    const staying = startNormalize(cid);
+    await expect.poll(() => ffmpegRunsInFlight(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(0);
+    leaving.abort();
+    await expect(leaving.answered).rejects.toThrow();
+    const answer = await staying.answered;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { data: { cid: string } }).data.cid).not.toBe(cid);
   });
 });

@@ -22,6 +22,8 @@ export interface RenditionHttpRequest {
   /** Header names lower-cased. */
   headers: Readonly<Record<string, string | undefined>>;
   body: string;
+  /** Aborts when the caller has gone (its connection closed before the answer): a run no caller waits for stops. */
+  signal?: AbortSignal;
 }
 
 export interface RenditionHttpResponse {
@@ -51,18 +53,37 @@ export interface RenditionServiceOptions {
 }
 
 export function createRenditionService({ context, token, logger }: RenditionServiceOptions) {
-  // Identical concurrent requests (two playback misses for one rendition) share one run.
-  const inflight = new Map<string, Promise<unknown>>();
+  // Identical concurrent requests (two playback misses for one rendition) share one run, which stops (its ffmpeg
+  // runs killed) once every caller waiting for it has gone: a worker past its deadline or its lease, a player closed.
+  const inflight = new Map<string, { result: Promise<unknown>; callers: number; stop: AbortController }>();
 
   // A request that joins a run already going records no ffmpeg runs of its own: the first one's line has them.
-  const run = (path: keyof typeof operations, source: RenditionSource, timings: FfmpegTiming[]) => {
+  const run = (path: keyof typeof operations, source: RenditionSource, timings: FfmpegTiming[], gone?: AbortSignal) => {
     const key = `${path} ${source.appId}/${source.cid} ${source.mimeType}${source.measureOutput ? " measured" : ""}`;
-    let running = inflight.get(key);
-    if (!running) {
-      running = operations[path]({ ...context, timings }, source).finally(() => inflight.delete(key));
-      inflight.set(key, running);
+    let shared = inflight.get(key);
+    if (!shared) {
+      const stop = new AbortController();
+      const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
+      const entry = { result: operations[path]({ ...context, signal, timings }, source), callers: 0, stop };
+      // Only this run's own entry: a stopped run's key may already name a newer run.
+      const forget = () => inflight.get(key) === entry && inflight.delete(key);
+      entry.result.then(forget, forget);
+      shared = entry;
+      inflight.set(key, shared);
     }
-    return running;
+    const joined = shared;
+    joined.callers += 1;
+    gone?.addEventListener(
+      "abort",
+      () => {
+        if (--joined.callers > 0) return;
+        // A request arriving now starts a run of its own rather than joining one being stopped.
+        if (inflight.get(key) === joined) inflight.delete(key);
+        joined.stop.abort(gone.reason);
+      },
+      { once: true },
+    );
+    return joined.result;
   };
 
   return async function handle(request: RenditionHttpRequest): Promise<RenditionHttpResponse> {
@@ -99,11 +120,15 @@ export function createRenditionService({ context, token, logger }: RenditionServ
     if (!parsed.ok) return fail(400, "VALIDATION_ERROR", "invalid request body", parsed.issues);
 
     source = parsed.source;
+    const closed = () => answer(499, { success: false, error: { message: "the caller closed the request", code: "CLIENT_CLOSED" }, requestId });
+    if (request.signal?.aborted) return closed();
     try {
-      const data = await run(path, parsed.source, timings);
+      const data = await run(path, parsed.source, timings, request.signal);
       output = (data as { cid?: unknown }).cid;
       return answer(200, { success: true, data });
     } catch (error) {
+      // Nobody is left to read the answer; the status is for the log line (nginx's "client closed request").
+      if (request.signal?.aborted) return closed();
       if (error instanceof SourceMissingError) return fail(404, "NOT_FOUND", "source blob not found");
       if (error instanceof FfmpegError) {
         // ffmpeg's stderr explains the failure to the operator; the caller only learns that it failed.
