@@ -76,10 +76,16 @@ describe.each(backends)("the post's lease on $name", (backend) => {
     expect(await hasPendingStage(h.sql, "alpha", post.postId)).toBe(false);
   });
 
-  it("a pass whose lease is taken over stops its provider call at the next heartbeat, and settles nothing", async () => {
+  /** A harness whose waveform provider waits for a gate the test opens, under a 600 ms lease renewed every 100 ms. */
+  const gatedShortLease = async () => {
     let openGate!: () => void;
     const gatedProviders = testProviders({ gate: { waveform: new Promise<void>((resolve) => (openGate = resolve)) } });
     const short = await startEnrichmentHarness(backend, { registry: gatedProviders.registry, env: { SVC_LEASE_MS: "600", SVC_LEASE_HEARTBEAT_MS: "100" } });
+    return { gatedProviders, short, openGate };
+  };
+
+  it("a pass whose lease is taken over stops its provider call at the next heartbeat, and settles nothing", async () => {
+    const { gatedProviders, short, openGate } = await gatedShortLease();
     try {
       const post = await short.createAudioPost({ waveform: true });
       const running = runPass(short.pass, job(post.postId));
@@ -102,9 +108,7 @@ describe.each(backends)("the post's lease on $name", (backend) => {
   });
 
   it("a running pass renews its short lease (a heartbeat), so it stays live however long the pass works, and lets go when done", async () => {
-    let openGate!: () => void;
-    const gatedProviders = testProviders({ gate: { waveform: new Promise<void>((resolve) => (openGate = resolve)) } });
-    const short = await startEnrichmentHarness(backend, { registry: gatedProviders.registry, env: { SVC_LEASE_MS: "600", SVC_LEASE_HEARTBEAT_MS: "100" } });
+    const { gatedProviders, short, openGate } = await gatedShortLease();
     try {
       const post = await short.createAudioPost({ waveform: true });
       const leaseUntil = async () => (await short.sql.query(`SELECT lease_until FROM post_enrichment WHERE rkey = $1`, [post.postId]))[0]?.lease_until as Date | null;
