@@ -1,4 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, repoRoot } from "./support/databases";
 import { rawRequest } from "./support/raw-http";
@@ -54,5 +59,30 @@ describe("a serving process", () => {
       ]),
     );
     expect(run.stdout).toContain("still serving");
+  });
+
+  it("the rendition service (npm run rendition) logs an unexpected rejection and serves on, as the API host does", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "rendition-serves-on-"));
+    // Loaded before the service: a rejection nobody awaits, made when the test asks for it (SIGUSR2) once the service is up.
+    const inject = path.join(dir, "reject-on-signal.mjs");
+    await writeFile(inject, 'process.on("SIGUSR2", () => void Promise.reject(new Error("nobody awaited this")));\n');
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", pathToFileURL(inject).href, "core/rendition/rendition-main.ts"], {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_ENV: "production", SVC_BLOB_DIR: path.join(dir, "blobs"), RENDITION_SERVICE_TOKEN: "r".repeat(40), RENDITION_PORT: "0", LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const lines: Record<string, any>[] = [];
+      for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on("line", (line) => line.startsWith("{") && lines.push(JSON.parse(line)));
+      await expect.poll(() => lines.find((l) => l.message === "rendition service listening"), { timeout: 20_000 }).toBeDefined();
+      child.kill("SIGUSR2");
+      await expect.poll(() => lines.some((l) => l.level === "ERROR" && l.error?.message === "nobody awaited this"), { timeout: 10_000 }).toBe(true);
+      const url = lines.find((l) => l.message === "rendition service listening")!.url as string;
+      expect((await fetch(`${url}/v1/none`, { method: "POST", headers: { authorization: `Bearer ${"r".repeat(40)}` } })).status).toBe(404);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

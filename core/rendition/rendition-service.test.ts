@@ -3,6 +3,8 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { connect } from "node:net";
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AcceptedMimeType, acceptedAudioTypes } from "../records/accepted-types";
 import { rawCid } from "../blobs/raw-cid";
@@ -274,6 +276,17 @@ describe("a caller that goes away", () => {
     await expect.poll(() => infoLines.some((l) => JSON.stringify(l.extra).includes(cid) && JSON.stringify(l.extra).includes('"status":499'))).toBe(true);
     expect(errorLines.some((l) => JSON.stringify(l.extra).includes(cid))).toBe(false);
     expect(await stored()).toEqual(storedBefore);
+  });
+
+  it("one that leaves before its body has arrived ends nothing but its own request: the service answers the next", async () => {
+    const { hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, "connect");
+    socket.write("POST /v1/trim HTTP/1.1\r\nHost: rendition\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"appId\":");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await call("/v1/transcode", {})).status).toBe(404);
   });
 
   it("runs on for the callers still waiting when one of two sharing a run leaves", async () => {
