@@ -31,7 +31,7 @@ export const route = defineRoute({
   body: { kind: "json", schema: patchPostBodySchema, maxBytes: JSON_BODY_LIMIT },
   response: postViewSchema,
   idempotent: true,
-  errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED", "SERVICE_UNAVAILABLE"],
+  errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"],
 });
 
 /**
@@ -58,11 +58,10 @@ const impl = implement(route, async (call) => {
   try {
     await enrichment.afterRequest({ appId, postId }, result, call.log);
   } catch (error) {
-    // The stages stay pending and the next sweep dispatches them; a retry of this request changes nothing and sends
-    // no job.
-    call.log.error("processing job not dispatched", { appId, postId, error: String(error) });
+    // The request is stored: its stages stay pending and the next sweep dispatches them, as after a create. A 503
+    // would say it failed, and its retry could change nothing.
+    call.log.error("processing job not dispatched; the sweep retries it", { appId, postId, error: String(error) });
     await leaveToSweep(call.sql, appId, postId, call.deps.now()).catch(() => undefined);
-    throw new DomainError("SERVICE_UNAVAILABLE", "processing could not be queued; retry the request");
   }
   const row = await findPost(call.sql, appId, postId);
   if (!row) throw new DomainError("NOT_FOUND", "post not found");

@@ -191,13 +191,14 @@ describe.each(backends)("a job that cannot be queued, on $name", (backend) => {
   });
   afterAll(() => svc?.close());
 
-  it("leaves the post's stages to the next sweep, not to the 15-minute rule: a create (201) and a PATCH (503) alike", async () => {
+  it("is answered as accepted, a create (201) and a PATCH (202, the stage pending) alike, and leaves the post's stages to the next sweep, not to the 15-minute rule", async () => {
     const blob = await seedAudio(svc.deps, "alpha");
     const created = await svc.post("/api/v1/posts", { actor: "nq-1", json: audioPost(blob, { waveform: true }) });
     expect(created.status).toBe(201);
     const bare = await svc.post("/api/v1/posts", { actor: "nq-1", json: audioPost(blob) });
     const patched = await svc.call("PATCH", `/api/v1/posts/${bare.json.data.postId}`, { actor: "nq-1", json: { processing: { transcribe: true } } });
-    expect(patched.status).toBe(503);
+    expect(patched.status).toBe(202);
+    expect(patched.json.data.processing.transcribe).toMatchObject({ status: "pending" });
     const dispatched: Job[] = [];
     const quiet = { info() {}, warn() {}, error() {} };
     await sweep({ sql: svc.deps.sql, dispatcher: { mode: "sqs", dispatch: async (job) => void dispatched.push(job) }, webhooks: new Map(), retry: svc.deps.config.processing.webhookRetry, log: quiet }, new Date(Date.now() + 1000));
