@@ -189,6 +189,26 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     expect((await take()).map((row) => row.allowed)).toEqual([false]);
   });
 
+  it("a prune removes at most 100 expired rows, in one take in ten by default, so no request pays for a large delete", async () => {
+    await db.query(
+      `INSERT INTO rate_limit_hits (key, hits, expires_at)
+       SELECT 'expired:' || i, ARRAY[now() - interval '2 hours'], now() - interval '1 hour' FROM generate_series(1, 250) AS i`,
+    );
+    const expired = async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM rate_limit_hits WHERE key LIKE 'expired:%'"))[0]!.n);
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, $2::timestamptz, 1.0)", [JSON.stringify([]), new Date()]);
+    expect(await expired()).toBe(150);
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, $2::timestamptz, 1.0)", [JSON.stringify([]), new Date()]);
+    expect(await expired()).toBe(50);
+    const defaults = await db.query<{ args: string }>(
+      "SELECT pg_get_function_arguments(oid) AS args FROM pg_proc WHERE proname = 'rate_limit_take' ORDER BY pronargs",
+    );
+    expect(defaults.map((d) => d.args)).toEqual([
+      "p_limiters json, p_prune_chance double precision DEFAULT 0.1",
+      "p_limiters json, p_now timestamp with time zone, p_prune_chance double precision DEFAULT 0.1",
+    ]);
+    await db.query("DELETE FROM rate_limit_hits WHERE key LIKE 'expired:%'");
+  });
+
   it("a live row is not pruned", async () => {
     const hit = limiter(3, 60_000);
     await takeRateLimits(db, [hit], new Date());
