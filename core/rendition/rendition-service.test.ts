@@ -289,6 +289,23 @@ describe("a caller that goes away", () => {
     expect((await call("/v1/transcode", {})).status).toBe(404);
   });
 
+  it("a render is finished and stored though its only caller left: the next playback finds it", async () => {
+    const cid = await put(await longClip(33));
+    const before = ffmpegRunsInFlight();
+    const abort = new AbortController();
+    const answered = fetch(`${service.url}/v1/render`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ appId, cid, mimeType: "audio/webm" }),
+      signal: abort.signal,
+    });
+    await expect.poll(() => ffmpegRunsInFlight(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(before);
+    abort.abort();
+    await expect(answered).rejects.toThrow();
+    const rendition = join(dir, "blobs", ...renditionKey(blobKey(appId, cid), "mp3").split("/"));
+    await expect.poll(() => readFile(rendition).then((b) => b.length, () => 0), { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+  });
+
   it("runs on for the callers still waiting when one of two sharing a run leaves", async () => {
     const cid = await put(await longClip(32));
     const leaving = startNormalize(cid);

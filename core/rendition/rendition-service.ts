@@ -54,7 +54,10 @@ export interface RenditionServiceOptions {
 
 export function createRenditionService({ context, token, logger }: RenditionServiceOptions) {
   // Identical concurrent requests (two playback misses for one rendition) share one run, which stops (its ffmpeg
-  // runs killed) once every caller waiting for it has gone: a worker past its deadline or its lease, a player closed.
+  // runs killed) once every caller waiting for it has gone (a pass past its deadline or its lease). A render does not:
+  // it is stored where every later playback looks, so it finishes for them even when the playback that asked for it
+  // gave up waiting (a long clip's render can take longer than a playback waits).
+  const stoppable = (path: keyof typeof operations) => path !== "/v1/render";
   const inflight = new Map<string, { result: Promise<unknown>; callers: number; stop: AbortController }>();
 
   // A request that joins a run already going records no ffmpeg runs of its own: the first one's line has them.
@@ -73,6 +76,7 @@ export function createRenditionService({ context, token, logger }: RenditionServ
     }
     const joined = shared;
     joined.callers += 1;
+    if (!stoppable(path)) return joined.result;
     gone?.addEventListener(
       "abort",
       () => {
