@@ -250,9 +250,10 @@ describe("denoise", () => {
 });
 
 describe("a caller that goes away", () => {
-  const startNormalize = (cid: string) => {
+  /** A request the test can leave (`abort`): its connection closes before the answer. */
+  const start = (route: string, cid: string) => {
     const abort = new AbortController();
-    const answered = fetch(`${service.url}/v1/normalize`, {
+    const answered = fetch(`${service.url}${route}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
       body: JSON.stringify({ appId, cid, mimeType: "audio/webm" }),
@@ -268,7 +269,7 @@ describe("a caller that goes away", () => {
     const stored = () => readdir(join(dir, "blobs", "blobs", appId), { recursive: true });
     const storedBefore = await stored();
     const before = ffmpegRunsInFlight();
-    const caller = startNormalize(cid);
+    const caller = start("/v1/normalize", cid);
     await expect.poll(() => ffmpegRunsInFlight(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(before);
     caller.abort();
     await expect(caller.answered).rejects.toThrow();
@@ -292,24 +293,18 @@ describe("a caller that goes away", () => {
   it("a render is finished and stored though its only caller left: the next playback finds it", async () => {
     const cid = await put(await longClip(33));
     const before = ffmpegRunsInFlight();
-    const abort = new AbortController();
-    const answered = fetch(`${service.url}/v1/render`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-      body: JSON.stringify({ appId, cid, mimeType: "audio/webm" }),
-      signal: abort.signal,
-    });
+    const caller = start("/v1/render", cid);
     await expect.poll(() => ffmpegRunsInFlight(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(before);
-    abort.abort();
-    await expect(answered).rejects.toThrow();
+    caller.abort();
+    await expect(caller.answered).rejects.toThrow();
     const rendition = join(dir, "blobs", ...renditionKey(blobKey(appId, cid), "mp3").split("/"));
     await expect.poll(() => readFile(rendition).then((b) => b.length, () => 0), { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
   });
 
   it("runs on for the callers still waiting when one of two sharing a run leaves", async () => {
     const cid = await put(await longClip(32));
-    const leaving = startNormalize(cid);
-    const staying = startNormalize(cid);
+    const leaving = start("/v1/normalize", cid);
+    const staying = start("/v1/normalize", cid);
     await expect.poll(() => ffmpegRunsInFlight(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(0);
     leaving.abort();
     await expect(leaving.answered).rejects.toThrow();
