@@ -75,8 +75,8 @@ export function createRenditionService({ context, token, logger }: RenditionServ
       inflight.set(key, shared);
     }
     const joined = shared;
-    joined.callers += 1;
     if (!stoppable(path)) return joined.result;
+    joined.callers += 1;
     gone?.addEventListener(
       "abort",
       () => {
