@@ -5,14 +5,16 @@ import { configVariables, type ConfigVariable } from "../core/config/variables";
 
 /**
  * The Configuration tables of docs/configuration.md, generated from the variable table: the scopes (what a function
- * reaches), then one line per variable, except that consecutive rows with the same description, requirement, scopes
- * and default share a line. `npm run readme:config` writes them into that file.
+ * reaches), then one line per variable (with whether `sst deploy` takes it from its environment), except that
+ * consecutive rows with the same description, requirement, scopes, default and deploy share a line. `npm run
+ * readme:config` writes them into that file.
  */
 export const configurationTable = (rows: readonly ConfigVariable[] = configVariables): string => {
   const cells = (row: ConfigVariable) => ({
     required: row.required ? "yes" : (row.requiredWhen ?? ""),
     scopes: row.scopes.map((scope) => `\`${scope}\``).join(", "),
     default: row.default === undefined ? "" : `\`${String(row.default)}\``,
+    deploy: row.deploy ? "yes" : "",
     description: row.description,
   });
   const lines: ({ names: string[] } & ReturnType<typeof cells>)[] = [];
@@ -25,13 +27,13 @@ export const configurationTable = (rows: readonly ConfigVariable[] = configVaria
   const legend = Object.entries(variableScopes).map(([scope, meaning]) => `| \`${scope}\` | ${meaning} |`);
   const cell = (text: string) => (text ? ` ${text} ` : " ");
   const body = lines.map(
-    (l) => `| ${l.names.map((n) => `\`${n}\``).join(", ")} |${cell(l.required)}| ${l.scopes} |${cell(l.default)}| ${l.description} |`,
+    (l) => `| ${l.names.map((n) => `\`${n}\``).join(", ")} |${cell(l.required)}| ${l.scopes} |${cell(l.default)}|${cell(l.deploy)}| ${l.description} |`,
   );
-  return [scopeHeader, "|---|---|", ...legend, "", variableHeader, "|---|---|---|---|---|", ...body].join("\n");
+  return [scopeHeader, "|---|---|", ...legend, "", variableHeader, "|---|---|---|---|---|---|", ...body].join("\n");
 };
 
 const scopeHeader = "| Scope | Functions that reach it |";
-const variableHeader = "| Variable | Required | Scopes | Default | Rule |";
+const variableHeader = "| Variable | Required | Scopes | Default | Set at deploy | Rule |";
 
 /** Where the variable table lives: the reference page on configuration, linked from the README. */
 export const configurationDocPath = path.resolve(import.meta.dirname, "../docs/configuration.md");

@@ -19,7 +19,14 @@ import {
   stagingPrefix,
   storeJanitorSchedule,
 } from "./service-stack";
-import { stageLimits } from "./stage-parameters";
+import { stageSettings } from "./stage-parameters";
+
+const operatorSettings = {
+  SVC_LIMIT_READS_PER_TENANT: "600/1m",
+  SVC_APP_TRANSCRIBERS: "alpha:elevenlabs:scribe_v2",
+  SVC_WEBHOOK_RETRY_BASE_SECONDS: "45",
+  SVC_ORPHAN_MIN_AGE_MS: "7200000",
+};
 
 /** The synthesized template of the deploy-mode app, as `sst deploy --stage test` would build it (without bundling). */
 let template: Template;
@@ -32,8 +39,9 @@ beforeAll(async () => {
   process.env.SVC_PDS_HOST ??= "pds.example.com";
   process.env.SVC_APP_DIDS ??= "alpha:did:web:alpha.example.com";
   process.env.SVC_APP_WEBHOOK_URLS ??= "alpha:https://alpha.example.com/hooks";
-  // One rate limit set by the operator, as a deploy would take it from its environment.
-  process.env.SVC_LIMIT_READS_PER_TENANT ??= "600/1m";
+  // Settings of the operator, as a deploy takes them from its environment: a rate limit, a tenant's transcriber pin,
+  // the webhook retries' first wait and the orphan age.
+  for (const [name, value] of Object.entries(operatorSettings)) process.env[name] ??= value;
   await initProject({ stage: "test" });
   const app = new App({ mode: "deploy", stage: "test", name: "audio-post-service", region: "us-east-1", account: "123456789012" });
   const config = (await import("../sst.config")).default;
@@ -136,19 +144,42 @@ describe("each function's variables, from the variable table (core/config/variab
     );
   });
 
-  it("a rate limit set when deploying reaches every rate-limited route's function as it was set, and no other function", () => {
-    for (const [name, scopes, fn] of functionScopes) {
-      expect(environmentOf(fn()).SVC_LIMIT_READS_PER_TENANT, name).toBe(scopes.includes("limits") ? "600/1m" : undefined);
-    }
-    expect(functionScopes.filter(([, scopes]) => scopes.includes("limits")).map(([name]) => name)).toEqual(
-      expect.arrayContaining(["GET /api/v1/posts", "GET /api/v1/audio", "POST /api/v1/posts", "POST /api/v1/audio/upload"]),
+  it.each(Object.entries(operatorSettings))(
+    "an operator's setting given to `sst deploy` (%s) reaches every function of its scopes as it was set, and no other",
+    (name, value) => {
+      const row = configVariables.find((r) => r.name === name)!;
+      expect(row.deploy).toBe(true);
+      const reaches = (scopes: readonly VariableScope[]) => row.scopes.some((scope) => scopes.includes(scope));
+      for (const [fnName, scopes, fn] of functionScopes) {
+        expect(environmentOf(fn())[name], fnName).toBe(reaches(scopes) ? value : undefined);
+      }
+      expect(functionScopes.filter(([, scopes]) => reaches(scopes)).length).toBeGreaterThan(0);
+    },
+  );
+
+  it("the rate limits, provider choices and pins, models, webhook retry schedule and orphan age are operator's settings", () => {
+    const settings = configVariables.filter((row) => row.deploy).map((row) => row.name);
+    expect(settings).toEqual(expect.arrayContaining(configVariables.filter((row) => row.scopes.includes("limits")).map((row) => row.name)));
+    expect(settings).toEqual(
+      expect.arrayContaining([
+        "SVC_TRANSCRIBER", "SVC_DENOISER", "SVC_TRIMMER", "SVC_NORMALIZER", "SVC_WAVEFORM",
+        "SVC_APP_TRANSCRIBERS", "SVC_APP_DENOISERS", "SVC_APP_TRIMMERS", "SVC_APP_NORMALIZERS", "SVC_APP_WAVEFORMS",
+        "SVC_APP_STT_MODELS", "SVC_PLATFORM_STT_MODEL", "ELEVENLABS_STT_MODEL", "ELEVENLABS_BASE_URL",
+        "SVC_WEBHOOK_RETRY_BASE_SECONDS", "SVC_WEBHOOK_RETRY_CAP_SECONDS", "SVC_WEBHOOK_GIVE_UP_SECONDS", "SVC_ORPHAN_MIN_AGE_MS",
+      ]),
     );
   });
 
-  it("a malformed rate limit stops the deploy naming it; one left unset is not set on any function", () => {
-    expect(() => stageLimits("prod", { SVC_LIMIT_WRITES_PER_IP: "120 per 15m" })).toThrow(/^SVC_LIMIT_WRITES_PER_IP must be <count>\/<window>.* when deploying stage prod/);
-    expect(stageLimits("prod", { SVC_LIMIT_WRITES_PER_IP: " 240/15m ", SVC_LIMIT_READS_PER_IP: "" })).toEqual({ SVC_LIMIT_WRITES_PER_IP: "240/15m" });
-    expect(deploymentVariables().has("SVC_LIMIT_WRITES_PER_IP")).toBe(false);
+  it("a malformed operator's setting stops the deploy naming it; one left unset is not set on any function", () => {
+    expect(() => stageSettings("prod", { SVC_LIMIT_WRITES_PER_IP: "120 per 15m" })).toThrow(/^SVC_LIMIT_WRITES_PER_IP must be <count>\/<window>.* when deploying stage prod/);
+    expect(() => stageSettings("prod", { SVC_ORPHAN_MIN_AGE_MS: "an hour" })).toThrow(/^SVC_ORPHAN_MIN_AGE_MS .* when deploying stage prod/);
+    expect(stageSettings("prod", { SVC_LIMIT_WRITES_PER_IP: " 240/15m ", SVC_LIMIT_READS_PER_IP: "", SVC_TRIMMER: " stub " })).toEqual({
+      SVC_LIMIT_WRITES_PER_IP: "240/15m",
+      SVC_TRIMMER: "stub",
+    });
+    // Unset, the stack sets none of them itself: the function reads the table's default.
+    const unset = configVariables.filter((row) => row.deploy && !(row.name in operatorSettings)).map((row) => row.name);
+    expect(unset.filter((name) => deploymentVariables().has(name))).toEqual([]);
   });
 
   it("the stage function is given the tenants' DIDs: a transcript names its subject by the tenant's DID", () => {
@@ -378,7 +409,8 @@ describe("store janitor", () => {
     const actions = actionsOf(janitor());
     expect(actions).toEqual(expect.arrayContaining(["rds-data:ExecuteStatement", "rds-data:BeginTransaction"]));
     expect(actions.filter((action) => /^(sqs|transcribe):/.test(action))).toEqual([]);
-    expect(variablesGiven(janitor())).toEqual(["DATABASE_URL", "LOG_LEVEL", "NODE_ENV", "SVC_BLOB_BUCKET"]);
+    // The orphan age is there because this test's deploy sets it (operatorSettings).
+    expect(variablesGiven(janitor())).toEqual(["DATABASE_URL", "LOG_LEVEL", "NODE_ENV", "SVC_BLOB_BUCKET", "SVC_ORPHAN_MIN_AGE_MS"]);
   });
 });
 

@@ -169,8 +169,9 @@ export function ServiceStack({ app, stack }: StackContext) {
     SVC_RENDITION_SERVICE_URL: rendition.url!,
     SVC_PLATFORM_TRANSCRIBER: "aws-transcribe",
     FFMPEG_PATH: ffmpegLayerPath,
-    // Rate limits the operator set, given to every rate-limited route (their `limits` scope) as plain values.
-    ...parameters.limits,
+    // The operator's settings (rate limits, providers, webhook retries, the orphan age), each given as a plain value
+    // to the functions of its scopes.
+    ...parameters.settings,
   };
 
   /**

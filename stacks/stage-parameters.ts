@@ -9,25 +9,29 @@ export interface StageParameters {
   logLevel: string;
   gitSha: string;
   deployedAt: string;
-  /** The rate limits (rows of the `limits` scope) set in the deploy's environment, checked as the service checks them. */
-  limits: Record<string, string>;
+  /**
+   * The operator's settings (rows of the variable table marked `deploy`: rate limits, provider choices and pins,
+   * models, the webhook retry schedule, the orphan age) set in the deploy's environment, checked as the service
+   * checks them.
+   */
+  settings: Record<string, string>;
 }
 
 /**
- * Each rate limit the deploy's environment sets, as it was written: a malformed one stops the deploy naming it, as
- * it would stop the service's start; one left unset is the interface's default (core/config/variables.ts).
+ * Each operator's setting the deploy's environment sets, trimmed: a value the service would refuse stops the deploy
+ * naming it, as it would stop the service's start; one left unset is the table's default (core/config/variables.ts).
  */
-export const stageLimits = (stage: string, env: NodeJS.ProcessEnv): Record<string, string> => {
-  const limits: Record<string, string> = {};
-  for (const row of configVariables.filter((r) => r.scopes.includes("limits"))) {
+export const stageSettings = (stage: string, env: NodeJS.ProcessEnv): Record<string, string> => {
+  const settings: Record<string, string> = {};
+  for (const row of configVariables.filter((r) => r.deploy)) {
     const value = env[row.name]?.trim();
     if (!value) continue;
-    row.parse!(value, (_, message) => {
+    row.parse?.(value, (_, message) => {
       throw new Error(`${message} when deploying stage ${stage} (expected ${row.rule})`);
     }, row.name);
-    limits[row.name] = value;
+    settings[row.name] = value;
   }
-  return limits;
+  return settings;
 };
 
 export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.env): StageParameters => {
@@ -42,7 +46,7 @@ export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.
     logLevel: env.LOG_LEVEL?.trim() || "info",
     gitSha: env.SVC_GIT_SHA?.trim() || gitHead(),
     deployedAt: new Date().toISOString(),
-    limits: stageLimits(stage, env),
+    settings: stageSettings(stage, env),
   };
 };
 

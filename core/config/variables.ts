@@ -34,6 +34,13 @@ export interface ConfigVariable<T = unknown> {
    * a function, only when the function reaches one of these.
    */
   scopes: readonly VariableScope[];
+  /**
+   * An operator's setting on AWS: `sst deploy` reads it from its own environment, checks it with `parse` (a value
+   * refused stops the deploy naming it), and gives it as a plain value to every function of its scopes
+   * (stacks/stage-parameters.ts). Unset there, the functions read the default. The stack sets the other rows
+   * itself, binds them as SST secrets or parameters, or leaves them to the Node host.
+   */
+  deploy?: boolean;
   /** A condition the parser checks across rows, as the documented table's Required column states it ("one of these two"). */
   requiredWhen?: string;
   /** The rule, in one line, printed under a startup error. */
@@ -62,6 +69,7 @@ const limitRow = <const N extends string>(name: N, description: string, policy: 
     name,
     required: false,
     scopes: ["limits"],
+    deploy: true,
     rule: `<count>/<window>: a count from 1 to ${maxRateLimitCount}, a window of whole s, m or h up to 24h (e.g. 60/1m)`,
     description,
     parse: rateLimitPolicy,
@@ -250,6 +258,7 @@ const rows = [
     name: "SVC_ORPHAN_MIN_AGE_MS",
     required: false,
     scopes: ["janitor"],
+    deploy: true,
     rule: "Milliseconds a stored object no row references must be old before it is removed",
     description: "Milliseconds a stored object (an original or a rendition) that no row references must be old before the sweep removes it (younger, it may be an upload or a pass about to record it)",
     parse: milliseconds,
@@ -387,6 +396,7 @@ const rows = [
     name: "SVC_TRANSCRIBER",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Deployment default transcriber: aws-transcribe, elevenlabs or stub, optionally provider:model",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
   }),
@@ -394,6 +404,7 @@ const rows = [
     name: "SVC_DENOISER",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Deployment default denoiser: elevenlabs, rnnoise or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
   }),
@@ -401,6 +412,7 @@ const rows = [
     name: "SVC_TRIMMER",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Deployment default trimmer: rendition or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
   }),
@@ -408,6 +420,7 @@ const rows = [
     name: "SVC_NORMALIZER",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Deployment default loudness normalizer: rendition or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
   }),
@@ -415,6 +428,7 @@ const rows = [
     name: "SVC_WAVEFORM",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Deployment default waveform maker: rendition or stub",
     description: "Deployment default provider per stage (`provider` or `provider:model`; `stub` only by name)",
   }),
@@ -422,6 +436,7 @@ const rows = [
     name: "SVC_APP_TRANSCRIBERS",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Comma-separated appId:provider[:model] tenant pins; malformed entries are dropped with an error log",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
   }),
@@ -429,6 +444,7 @@ const rows = [
     name: "SVC_APP_DENOISERS",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
   }),
@@ -436,6 +452,7 @@ const rows = [
     name: "SVC_APP_TRIMMERS",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
   }),
@@ -443,6 +460,7 @@ const rows = [
     name: "SVC_APP_NORMALIZERS",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
   }),
@@ -450,6 +468,7 @@ const rows = [
     name: "SVC_APP_WAVEFORMS",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Comma-separated appId:provider tenant pins",
     description: "Tenant pins, comma-separated `appId:provider[:model]`",
   }),
@@ -457,6 +476,7 @@ const rows = [
     name: "SVC_APP_STT_MODELS",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Comma-separated appId:model; the tenant's transcription model, above every other model setting",
     description: "Comma-separated `appId:model`: the tenant's transcription model, above every other model setting",
   }),
@@ -471,6 +491,7 @@ const rows = [
     name: "SVC_PLATFORM_STT_MODEL",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Default model of the platform transcriber: an Amazon Transcribe language code (en-US) fixes the language; unset or auto identifies it",
     description: "`aws-transcribe` binds Amazon Transcribe (with the S3 store; the AWS stack sets it), and its default model: a Transcribe language code (`en-US`) fixes the language, unset or `auto` lets Transcribe identify it",
   }),
@@ -485,6 +506,7 @@ const rows = [
     name: "ELEVENLABS_STT_MODEL",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "Default ElevenLabs transcription model; unset, the provider's own default",
     description: "The ElevenLabs transcription model; unset, the provider's own default",
   }),
@@ -492,6 +514,7 @@ const rows = [
     name: "ELEVENLABS_BASE_URL",
     required: false,
     scopes: ["providers"],
+    deploy: true,
     rule: "ElevenLabs API base URL (tests, proxies)",
     description: "ElevenLabs API base URL (tests, proxies)",
     default: "https://api.elevenlabs.io",
@@ -646,6 +669,7 @@ const rows = [
     name: "SVC_WEBHOOK_RETRY_BASE_SECONDS",
     required: false,
     scopes: ["webhooks"],
+    deploy: true,
     rule: "Seconds before an event whose quick attempts failed is tried again from the outbox; each later round waits twice as long",
     description: "Seconds before an event whose 3 quick attempts failed is tried again from the outbox (by the sweep); each later round waits twice as long, up to the cap",
     parse: seconds,
@@ -655,6 +679,7 @@ const rows = [
     name: "SVC_WEBHOOK_RETRY_CAP_SECONDS",
     required: false,
     scopes: ["webhooks"],
+    deploy: true,
     rule: "Longest wait in seconds between two rounds of an undelivered event",
     description: "The longest wait, in seconds, between two rounds of an undelivered event",
     parse: seconds,
@@ -664,6 +689,7 @@ const rows = [
     name: "SVC_WEBHOOK_GIVE_UP_SECONDS",
     required: false,
     scopes: ["webhooks"],
+    deploy: true,
     rule: "Seconds after its settle (or an operator's redelivery) that an undelivered event is given up and logged once",
     description: "Seconds after its settle (or an operator's redelivery) at which an event still undelivered is given up (`given_up`), logged once with its event id",
     parse: seconds,
