@@ -157,7 +157,7 @@ describe("each function's variables, from the variable table (core/config/variab
     },
   );
 
-  it("the rate limits, provider choices and pins, models, webhook retry schedule and orphan age are operator's settings", () => {
+  it("the rate limits, providers, models, timeouts, lease, webhook retry schedule and orphan age are operator's settings", () => {
     const settings = configVariables.filter((row) => row.deploy).map((row) => row.name);
     expect(settings).toEqual(expect.arrayContaining(configVariables.filter((row) => row.scopes.includes("limits")).map((row) => row.name)));
     expect(settings).toEqual(
@@ -165,6 +165,7 @@ describe("each function's variables, from the variable table (core/config/variab
         "SVC_TRANSCRIBER", "SVC_DENOISER", "SVC_TRIMMER", "SVC_NORMALIZER", "SVC_WAVEFORM",
         "SVC_APP_TRANSCRIBERS", "SVC_APP_DENOISERS", "SVC_APP_TRIMMERS", "SVC_APP_NORMALIZERS", "SVC_APP_WAVEFORMS",
         "SVC_APP_STT_MODELS", "SVC_PLATFORM_STT_MODEL", "ELEVENLABS_STT_MODEL", "ELEVENLABS_BASE_URL",
+        "SVC_DB_CONNECT_TIMEOUT_MS", "SVC_DB_STATEMENT_TIMEOUT_MS", "SVC_REQUEST_DEADLINE_MS", "SVC_LEASE_MS", "SVC_LEASE_HEARTBEAT_MS",
         "SVC_WEBHOOK_RETRY_BASE_SECONDS", "SVC_WEBHOOK_RETRY_CAP_SECONDS", "SVC_WEBHOOK_GIVE_UP_SECONDS", "SVC_ORPHAN_MIN_AGE_MS",
       ]),
     );

@@ -169,8 +169,8 @@ export function ServiceStack({ app, stack }: StackContext) {
     SVC_RENDITION_SERVICE_URL: rendition.url!,
     SVC_PLATFORM_TRANSCRIBER: "aws-transcribe",
     FFMPEG_PATH: ffmpegLayerPath,
-    // The operator's settings (rate limits, providers, webhook retries, the orphan age), each given as a plain value
-    // to the functions of its scopes.
+    // The operator's settings (rate limits, providers, timeouts, the lease, webhook retries, the orphan age), each
+    // given as a plain value to the functions of its scopes.
     ...parameters.settings,
   };
 

@@ -10,9 +10,9 @@ export interface StageParameters {
   gitSha: string;
   deployedAt: string;
   /**
-   * The operator's settings (rows of the variable table marked `deploy`: rate limits, provider choices and pins,
-   * models, the webhook retry schedule, the orphan age) set in the deploy's environment, checked as the service
-   * checks them.
+   * The operator's settings (rows of the variable table marked `deploy`: rate limits, providers and models,
+   * timeouts, the lease, the webhook retry schedule, the orphan age) set in the deploy's environment, checked as the
+   * service checks them.
    */
   settings: Record<string, string>;
 }
