@@ -251,6 +251,24 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       expect(other.json.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     });
 
+    it("a PATCH's Idempotency-Key belongs to its post: the same key on another post is that post's own request", async () => {
+      const [first, second] = [await audioPostBy("pr-15"), await audioPostBy("pr-15")];
+      const someoneElses = await audioPostBy("pr-16");
+      const headers = { "idempotency-key": "patch-per-post" };
+      const body = { processing: { trim: true } };
+      const a = await patch(svc, first, "pr-15", body, headers);
+      expect(a.status).toBe(202);
+      const b = await patch(svc, second, "pr-15", body, headers);
+      expect(b.status).toBe(202);
+      expect(b.headers["idempotent-replayed"]).toBeUndefined();
+      expect(b.json.data.uri.split("/").pop()).toBe(second);
+      expect(b.json.data.processing.trim).toBeDefined();
+      expect((await patch(svc, "3kzzzzzzzzzzz", "pr-15", body, headers)).status).toBe(404);
+      const forbidden = await patch(svc, someoneElses, "pr-15", body, headers);
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.json.error.code).toBe("FORBIDDEN");
+    });
+
     it("PATCH is rate-limited as a write (10 per 15 minutes per actor, then 429)", async () => {
       const actor = "pr-14";
       const statuses: number[] = [];

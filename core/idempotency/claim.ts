@@ -1,7 +1,7 @@
 import { placeholders } from "../sql/placeholders";
 import type { Sql, SqlValue } from "../sql/port";
 
-/** An idempotency key is scoped by tenant, acting actor and route (e.g. `POST /api/v1/posts`). */
+/** An idempotency key is scoped by tenant, acting actor and route with its path (`create-post`, `patch-post/<postId>`). */
 export interface IdempotencyScope {
   appId: string;
   actor: string;

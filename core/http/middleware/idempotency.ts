@@ -19,6 +19,13 @@ interface Held {
 }
 
 /**
+ * The route a key is scoped to: the route and its path parameters, so a PATCH's key belongs to that one post (the
+ * same key on another post is a request of its own, never the first post's answer).
+ */
+const routeScope = (call: RouteCall): string =>
+  [call.route.file, ...Object.values((call.params ?? {}) as Record<string, string>)].join("/");
+
+/**
  * `Idempotency-Key` on a write: the first request claims the key, a retry with the same body replays the stored
  * answer, a retry while the first runs is a 409, the same key with another body a 422, and any failure releases
  * the key at once so the client can fix and retry. The handler gets an `IdempotencyClaim` to complete the key inside
@@ -31,7 +38,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
       const call = request.event;
       const header = call.req.headers["idempotency-key"];
       if (!call.route.idempotent || header === undefined || !call.tenant || !call.actor) return;
-      const scope = { appId: call.tenant.appId, actor: call.actor, route: call.route.file, key: parseIdempotencyKey(header) };
+      const scope = { appId: call.tenant.appId, actor: call.actor, route: routeScope(call), key: parseIdempotencyKey(header) };
       const outcome = await claimIdempotencyKey(call.sql, scope, fingerprint(call.body), call.deps.now());
       switch (outcome.kind) {
         case "claimed": {
