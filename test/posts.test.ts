@@ -174,6 +174,25 @@ describe.each(serviceMatrix)("posts over $name", ({ driver, sql }) => {
       expect(res.json.error.code).toBe("PAYLOAD_TOO_LARGE");
     });
 
+    it.runIf(driver === "node")("a JSON body over 256 KiB sent in chunks, with no length declared, is 413 PAYLOAD_TOO_LARGE too", async () => {
+      const body = Buffer.from(JSON.stringify({ text: "x", pad: "a".repeat(300_000) }));
+      const chunked = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < body.length; at += 16_384) controller.enqueue(new Uint8Array(body.subarray(at, at + 16_384)));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${svc.baseUrl}/api/v1/posts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${svc.tenants.alpha.token}`, "x-svc-acting-actor": "v-4c", "content-type": "application/json" },
+        body: chunked,
+        duplex: "half",
+      } as RequestInit);
+      expect(res.headers.get("content-length")).not.toBe("0");
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
+    });
+
     it("a create's processing needs an audio embed (400 without one)", async () => {
       const res = await svc.post("/api/v1/posts", { actor: "v-5", json: { text: "x", processing: { transcribe: true } } });
       expect(res.status).toBe(400);
