@@ -4,7 +4,7 @@ import { requestStagesCtes, type StageWrite } from "../processing/request-stages
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
 import { eventsFrom } from "../webhooks/outbox";
-import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 
 export interface NewPost {
   appId: string;
@@ -26,7 +26,7 @@ export const insertPost = async (
   post: NewPost,
   idempotent?: { claim: IdempotencyClaim; answer: unknown },
   stages?: Omit<StageWrite, "appId" | "rkey">,
-): Promise<{ pending: boolean; events: WebhookEvent[] } | null> => {
+): Promise<{ pending: boolean; events: ClaimedEvent[] } | null> => {
   const p = placeholders();
   const values = [post.appId, post.rkey, JSON.stringify(post.record), post.cid, post.authorId, post.authorDid].map((v, i) =>
     i === 2 ? `${p.add(v)}::json` : p.add(v),

@@ -6,7 +6,7 @@
  */
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
-import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
 
@@ -21,7 +21,7 @@ export const failPendingStages = async (
   now: Date,
   webhooks: boolean,
   onlyStages?: readonly string[],
-): Promise<WebhookEvent[]> => {
+): Promise<ClaimedEvent[]> => {
   const [row] = await sql.query(
     `WITH failed AS (
        UPDATE post_stages SET status = 'failed', reason = $3, updated_at = $4::timestamptz

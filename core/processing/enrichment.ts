@@ -10,7 +10,7 @@ import type { ProviderChoice } from "../providers/select-provider";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
-import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 import type { Dispatcher } from "./dispatcher";
 import type { Job } from "./job";
 import { planStages } from "./plan-stages";
@@ -21,7 +21,7 @@ export interface Enrichment {
   plan(appId: string, stages: readonly Stage[], log: Pick<Logger, "error">): StageDecision[];
   /** Whether settles of this tenant write webhook events. */
   webhooks(appId: string): boolean;
-  afterRequest(job: Job, result: { pending: boolean; events: WebhookEvent[] }, log: Logger): Promise<void>;
+  afterRequest(job: Job, result: { pending: boolean; events: ClaimedEvent[] }, log: Logger): Promise<void>;
   /** Resolves when background work started so far (deliveries, inline retries) has finished. */
   drain(): Promise<void>;
 }

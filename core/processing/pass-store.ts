@@ -4,7 +4,7 @@ import type { AudioRef, Stage, Transcript, Waveform } from "../providers/provide
 import { placeholders } from "../sql/placeholders";
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
-import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 import type { Loudness } from "../records/loudness";
 import { recomputedAfter, type StageReason } from "./stage-state";
 
@@ -61,7 +61,7 @@ export interface Settle {
 }
 
 /** Settles a pending stage of this generation and writes its event, in one statement, only under the lease. */
-export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boolean; events: WebhookEvent[] }> => {
+export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boolean; events: ClaimedEvent[] }> => {
   const p = placeholders();
   const app = p.add(s.appId);
   const rkey = p.add(s.rkey);

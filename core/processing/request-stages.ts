@@ -6,7 +6,7 @@
 import { placeholders } from "../sql/placeholders";
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
-import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 import type { StageDecision } from "./stage-state";
 
 export interface StageWrite {
@@ -60,7 +60,7 @@ export type PatchCheck = { found: false } | { found: true; author: string; hasAu
 export const requestStagesIfAuthor = async (
   sql: Sql,
   write: StageWrite & { actor: string },
-): Promise<{ post: PatchCheck; pending: boolean; events: WebhookEvent[] }> => {
+): Promise<{ post: PatchCheck; pending: boolean; events: ClaimedEvent[] }> => {
   const p = placeholders();
   const app = p.add(write.appId);
   const rkey = p.add(write.rkey);

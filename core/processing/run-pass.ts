@@ -21,7 +21,7 @@ import { selectProvider } from "../providers/select-provider";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
-import type { WebhookEvent } from "../webhooks/webhook-event";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 import { acquireLease, keepLease, LeaseLost, passTimeLimitMs, releaseLease } from "./lease";
 import { loadPassState, settleStage, storeLoudness, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
 import type { Job } from "./job";
@@ -85,7 +85,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
   const { token } = lease;
   const heartbeat = keepLease({ sql, appId, rkey, token, now: deps.now, timing }, log);
   const deliveries: Promise<void>[] = [];
-  const deliver = (events: WebhookEvent[]) => {
+  const deliver = (events: ClaimedEvent[]) => {
     if (events.length) deliveries.push(deliverEvents({ sql, webhooks: deps.config.processing.webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery, now: deps.now }, events));
   };
   let ran = false;

@@ -8,14 +8,15 @@
 import type { WebhookRetry, WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
 import { deliverWebhook, deliveryDefaults, type DeliveryOptions } from "./deliver-webhook";
-import { toWebhookEvent, type WebhookEvent } from "./webhook-event";
+import { toClaimedEvent, type ClaimedEvent } from "./webhook-event";
 import type { Logger } from "../observability/logger";
 
 /** Longer than one delivery can take (3 attempts of 5 s plus 2.5 s of backoff). */
 export const claimMs = 60_000;
 
-/** Columns an outbox insert returns, as json_build_object keys that toWebhookEvent reads. */
-export const outboxReturning = `event_id AS "eventId", app_id AS "appId", rkey AS "postId", stage, status, occurred_at AS "occurredAt"`;
+/** Columns an outbox insert or claim returns, as json_build_object keys that toClaimedEvent reads. */
+export const outboxReturning = `event_id AS "eventId", app_id AS "appId", rkey AS "postId", stage, status, occurred_at AS "occurredAt",
+  claimed_until AS "claimedUntil"`;
 
 /**
  * A CTE body inserting one event per row of `source` (a CTE with `stage` and `status` columns) whose status is a
@@ -27,8 +28,8 @@ export const outboxInsert = (source: string, p: { appId: string; rkey: string; o
      FROM ${source} s WHERE ${p.enabled}::boolean AND s.status IN ('ready', 'failed', 'skipped')
    RETURNING ${outboxReturning}`;
 
-export const eventsFrom = (rows: unknown): WebhookEvent[] =>
-  Array.isArray(rows) ? rows.map((r) => toWebhookEvent(r as Record<string, unknown>)) : [];
+export const eventsFrom = (rows: unknown): ClaimedEvent[] =>
+  Array.isArray(rows) ? rows.map((r) => toClaimedEvent(r as Record<string, unknown>)) : [];
 
 export interface OutboxDeps {
   sql: Sql;
@@ -42,17 +43,27 @@ export interface OutboxDeps {
 }
 
 /**
+ * A delivery records its outcome only on the event as its claim left it: still open, and still under the claim it
+ * was taken with (the `claim` placeholder). An operator's reopen or the sweep's next claim moves `claimed_until`,
+ * and a delivery that ends after either (a slow receiver, a frozen Lambda) must not overwrite what came after it.
+ */
+const stillClaimed = (claim: string) => `event_id = $1 AND outcome IS NULL AND claimed_until = ${claim}::timestamptz`;
+
+/**
  * The next round is due `min(cap, base * 2^rounds)` after this one (rounds spent before it: 0 after the quick
- * attempts), in SQL so the row's own count decides it. Only an open event is touched: an operator may have acted.
+ * attempts), in SQL so the row's own count decides it.
  */
 const retryLater = `UPDATE webhook_events
     SET attempts = attempts + $2, rounds = rounds + 1,
         claimed_until = $3::timestamptz + least($4::double precision, $5::double precision * power(2, least(rounds, 40))) * interval '1 millisecond'
-  WHERE event_id = $1 AND outcome IS NULL
+  WHERE ${stillClaimed("$6")}
   RETURNING rounds, claimed_until AS "nextAttemptAt"`;
 
+const recordOutcome = `UPDATE webhook_events SET outcome = $2, attempts = attempts + $3, settled_at = $4::timestamptz
+  WHERE ${stillClaimed("$5")}`;
+
 /** Sends claimed events and records each outcome; never throws (a failed delivery never fails the pass). */
-export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEvent[]): Promise<void> => {
+export const deliverEvents = async (deps: OutboxDeps, events: readonly ClaimedEvent[]): Promise<void> => {
   await Promise.all(
     events.map(async (event) => {
       try {
@@ -64,15 +75,12 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly WebhookEv
         const now = (deps.now ?? deps.delivery?.now ?? deliveryDefaults.now)();
         if (result.outcome === "failed" && result.later) {
           const [next] = await deps.sql.query<{ rounds: number; nextAttemptAt: unknown }>(retryLater, [
-            event.eventId, result.attempts, now.toISOString(), deps.retry.capMs, deps.retry.baseMs,
+            event.eventId, result.attempts, now.toISOString(), deps.retry.capMs, deps.retry.baseMs, event.claimedUntil,
           ]);
           if (next) deps.log.info("webhook undelivered; tried again later", { eventId: event.eventId, appId: event.appId, rounds: next.rounds, nextAttemptAt: String(next.nextAttemptAt) });
           return;
         }
-        await deps.sql.query(
-          `UPDATE webhook_events SET outcome = $2, attempts = attempts + $3, settled_at = $4::timestamptz WHERE event_id = $1`,
-          [event.eventId, result.outcome, result.attempts, now.toISOString()],
-        );
+        await deps.sql.query(recordOutcome, [event.eventId, result.outcome, result.attempts, now.toISOString(), event.claimedUntil]);
       } catch (error) {
         // The claim lapses and the sweep tries again; the receiver dedupes on the event id.
         deps.log.warn("webhook outcome not recorded", { eventId: event.eventId, error: String(error) });

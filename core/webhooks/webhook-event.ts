@@ -10,6 +10,14 @@ export interface WebhookEvent {
   occurredAt: string;
 }
 
+/**
+ * An event as a deliverer holds it: with the claim it was taken under (its row's `claimed_until` then), which is
+ * not sent. Its outcome is recorded only while the row still holds that claim (outbox.ts).
+ */
+export interface ClaimedEvent extends WebhookEvent {
+  claimedUntil: string;
+}
+
 /** The body, fields in the documented order; signed over exactly these bytes. */
 export const webhookBody = (event: WebhookEvent): string =>
   JSON.stringify({ postId: event.postId, originAppId: event.appId, stage: event.stage, status: event.status, occurredAt: event.occurredAt });
@@ -18,11 +26,12 @@ export const webhookBody = (event: WebhookEvent): string =>
 const isoOf = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
 
 /** An outbox row as the SQL statements return it (json_build_object keys). */
-export const toWebhookEvent = (row: Record<string, unknown>): WebhookEvent => ({
+export const toClaimedEvent = (row: Record<string, unknown>): ClaimedEvent => ({
   eventId: String(row.eventId ?? row.event_id),
   appId: String(row.appId ?? row.app_id),
   postId: String(row.postId ?? row.rkey),
   stage: String(row.stage),
   status: row.status as WebhookEvent["status"],
   occurredAt: isoOf(row.occurredAt ?? row.occurred_at),
+  claimedUntil: isoOf(row.claimedUntil ?? row.claimed_until),
 });
