@@ -22,8 +22,9 @@ export function verifyWebhook(
   secret: string,
   nowSeconds = Math.floor(Date.now() / 1000),
 ): VerifiedWebhook {
+  // Header names in any case: Node lowercases them, other frameworks (API Gateway's REST events) keep them as sent.
   const header = (name: string) => {
-    const value = headers[name] ?? headers[name.toLowerCase()];
+    const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
     return Array.isArray(value) ? value[0] : value;
   };
   const signature = header("x-svc-signature");

@@ -61,6 +61,15 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
     expect(() => verifyWebhook(tampered, hook!.headers, secret)).toThrow(WebhookVerificationError);
   });
 
+  it("the verifier finds the signature headers whatever the case of their names", async () => {
+    const r = await start();
+    const e = event();
+    await deliverWebhook(e, { url: r.url, secret }, recordingLog(), fast);
+    const hook = r.received[0]!;
+    const asSent = { "X-Svc-Signature": hook.headers["x-svc-signature"], "X-Svc-Timestamp": hook.headers["x-svc-timestamp"], "X-Svc-Event-Id": hook.headers["x-svc-event-id"] };
+    expect(verifyWebhook(hook.body, asSent, secret).eventId).toBe(e.eventId);
+  });
+
   it("the standardwebhooks npm library verifies our deliveries (key: the secret's UTF-8 bytes)", async () => {
     const r = await start();
     await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast);
