@@ -75,7 +75,7 @@ export const redeliver = async (sql: Sql, app: string, eventIds: readonly string
   const rows = await sql.query<{ eventId: string }>(
     `UPDATE webhook_events SET outcome = NULL, settled_at = NULL, rounds = 0, retry_from = $2::timestamptz, claimed_until = $2::timestamptz
       WHERE app_id = $1 AND outcome IS DISTINCT FROM 'delivered'
-        AND ($3::text IS NULL OR event_id::text = ANY (string_to_array($3::text, ',')))
+        AND ($3::text IS NULL OR event_id = ANY (string_to_array($3::text, ',')::uuid[]))
       RETURNING event_id AS "eventId"`,
     [app, now.toISOString(), eventIds ? eventIds.join(",") : null],
   );
