@@ -15,7 +15,9 @@ export const route = defineRoute({
   summary: "Finish a direct upload",
   description: "Finish a direct-to-S3 upload: the object is hashed, sniffed and measured once, stored by content address, and answered as the blob reference a post's `embed.audio` places verbatim.",
   auth: "actor",
-  rateLimit: "upload",
+  // The upload was counted when it started (create-upload), as POST /api/v1/audio/upload counts once: finishing it
+  // is limited as a read, so a client checking whether its bytes have landed cannot spend the upload budget.
+  rateLimit: "read",
   uses: ["sql", "blobs"],
   status: 201,
   params: uploadIdParamsSchema,

@@ -76,6 +76,24 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     expect(again.status).toBe(404);
   });
 
+  it("a direct upload counts once against the upload limit: its completion is limited as a read", async () => {
+    const fixture = await audioFixture("audio/ogg");
+    const actor = "s3-once";
+    const start = () => svc.post("/api/v1/audio/uploads", { actor, ip: "10.77.0.1", json: { mimeType: "audio/ogg", size: fixture.bytes.length } });
+    const first = await start();
+    expect(first.headers["ratelimit-policy"]).toContain('"actor";q=20;w=3600');
+    expect(first.headers.ratelimit).toMatch(/^"actor";r=19;/);
+    const { uploadId, url, fields } = first.json.data as { uploadId: string; url: string; fields: Record<string, string> };
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append("file", new Blob([new Uint8Array(fixture.bytes)], { type: "audio/ogg" }));
+    expect((await fetch(url, { method: "POST", body: form, redirect: "manual" })).status).toBeLessThan(300);
+    const done = await svc.post(`/api/v1/audio/uploads/${uploadId}/complete`, { actor, ip: "10.77.0.1" });
+    expect(done.status).toBe(201);
+    expect(done.headers["ratelimit-policy"]).not.toContain("w=3600");
+    expect((await start()).headers.ratelimit).toMatch(/^"actor";r=18;/);
+  });
+
   it("a direct upload declaring a type off the list, or over 25 MiB, is refused before any URL is issued", async () => {
     const codec = await svc.post("/api/v1/audio/uploads", { actor: "s3-3", json: { mimeType: "audio/webm;codecs=opus", size: 10 } });
     expect(codec.status).toBe(400);
