@@ -39,6 +39,18 @@ describe("the README and the reference docs stay true", () => {
     expect(readme).toContain(routePath.split("?")[0]!);
   });
 
+  it("the routes table's Limit column names each route's rate-limit class, as the route table declares it", () => {
+    const rows = [...readme.matchAll(/^\| ((?:GET|HEAD|POST|PATCH)(?:, (?:GET|HEAD|POST|PATCH))*) \| ([^|]+) \| [^|]+ \| ([^|]+) \|/gm)];
+    expect(rows.length).toBeGreaterThan(8);
+    for (const [, methods, paths, limit] of rows) {
+      for (const path of [...paths!.matchAll(/`([^`?]+)[^`]*`/g)].map((m) => m[1]!)) {
+        const route = routeList.find((r) => r.path === path && methods!.split(", ").includes(r.method));
+        expect(route, `${methods} ${path}`).toBeDefined();
+        expect(limit!.trim().split(/[ ,]/)[0], `${methods} ${path}`).toBe(("rateLimit" in route! && route.rateLimit) || "none");
+      }
+    }
+  });
+
   it("says list items carry waveform overviews of at most 256 points and a single post the full resolution, as the description does", () => {
     expect(readme).toContain("List items (`GET /api/v1/posts` and `/replies`) carry an overview of at most 256 points");
     expect(readme).toMatch(/about 20 points per second\) on `GET \/api\/v1\/posts\/\{postId\}`/);
