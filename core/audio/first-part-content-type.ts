@@ -30,7 +30,9 @@ export function firstPartContentType(head: Buffer, boundary: string): string | n
   const headerEnd = text.indexOf("\r\n\r\n", lineEnd);
   const headers = headerEnd === lineEnd ? "" : headerEnd < 0 ? undefined : text.slice(lineEnd + 2, headerEnd);
   if (headers === undefined) return undefined;
-  for (const line of headers.split("\r\n")) {
+  // A header folded over lines (a line break before a space or tab) is one value, as busboy reads it: unfolded, a
+  // parameter on the next line still counts against the exact type.
+  for (const line of headers.replace(/\r\n(?=[ \t])/g, "").split("\r\n")) {
     const colon = line.indexOf(":");
     if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === "content-type") return line.slice(colon + 1).trim();
   }

@@ -91,4 +91,9 @@ describe("the first part's raw Content-Type", () => {
     expect(firstPartContentType(Buffer.from('--XYZ\r\nContent-Disposition: form-data; name="file"\r\n\r\n'), "XYZ")).toBeNull();
     expect(firstPartContentType(Buffer.from('--XYZ\r\nContent-Disposition: form-data; name="fi'), "XYZ")).toBeUndefined();
   });
+
+  it("is the whole value of a header folded over lines, so a parameter on the next line is not lost", () => {
+    const folded = Buffer.from('--XYZ\r\nContent-Type: audio/webm\r\n ;codecs=opus\r\nContent-Disposition: form-data; name="file"\r\n\r\nbytes');
+    expect(firstPartContentType(folded, "XYZ")).toBe("audio/webm ;codecs=opus");
+  });
 });
