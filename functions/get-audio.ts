@@ -41,6 +41,7 @@ const impl = implement(route, async (call) => ({
     method: call.req.method,
     range: call.req.headers.range,
     ifNoneMatch: call.req.headers["if-none-match"],
+    ifRange: call.req.headers["if-range"],
     now: call.deps.now(),
     renditions: call.deps.renditions,
   }),

@@ -139,6 +139,22 @@ describe.each(serviceMatrix)("audio over $name", ({ driver, sql }) => {
       expect(past.status).toBe(416);
     });
 
+    it("a Range under an If-Range that names other bytes (another tag, or a date) is ignored: 200 with the whole file", async () => {
+      const fixture = await audioFixture("audio/ogg");
+      const { blob } = (await upload("pa-2r", fixture.bytes, "audio/ogg")).json.data;
+      const post = await createPost(svc, "pa-2r", { text: "resume", embed: { $type: "dev.svc.embed.audio", audio: blob } });
+      const path = pathOf((post as unknown as { embed: { url: string } }).embed.url);
+      const etag = (await svc.call("HEAD", path, { token: null })).headers.etag!;
+      const same = await svc.get(path, { token: null, headers: { range: "bytes=10-19", "if-range": etag } });
+      expect(same.status).toBe(206);
+      for (const other of ['"another-tag"', `W/${etag}`, new Date().toUTCString()]) {
+        const whole = await svc.get(path, { token: null, headers: { range: "bytes=10-19", "if-range": other } });
+        expect(whole.status, other).toBe(200);
+        expect(whole.headers["content-range"], other).toBeUndefined();
+        expect(whole.body.equals(fixture.bytes), other).toBe(true);
+      }
+    });
+
     it("a tampered playback URL is 403 FORBIDDEN", async () => {
       const fixture = await audioFixture("audio/wav");
       const { blob } = (await upload("pa-3", fixture.bytes, "audio/wav")).json.data;

@@ -25,6 +25,8 @@ export interface PlayAudioOptions {
   range?: string;
   /** The request's If-None-Match header. */
   ifNoneMatch?: string;
+  /** The request's If-Range header. */
+  ifRange?: string;
   now: Date;
   /** Present when the rendition service is configured: a missing mp3 rendition is built, not a 404. */
   renditions?: RenditionBuilder;
@@ -41,7 +43,7 @@ function parseFormat(query: URLSearchParams): PlaybackFormat | undefined {
  * The signature is checked before `format`, so an unsigned caller learns nothing. With `format=mp3` an existing
  * rendition is served; a miss is built when the rendition service is configured, and is 404 when it is not.
  */
-export async function playAudio({ store, sql, secret, query, method, range, ifNoneMatch, now, renditions }: PlayAudioOptions): Promise<HttpResponse> {
+export async function playAudio({ store, sql, secret, query, method, range, ifNoneMatch, ifRange, now, renditions }: PlayAudioOptions): Promise<HttpResponse> {
   const playback = verifyPlayback(query, secret, now);
   const format = parseFormat(query);
   const blob = await findBlob(sql, playback.appId, playback.cid);
@@ -53,7 +55,7 @@ export async function playAudio({ store, sql, secret, query, method, range, ifNo
     if (!renditions) throw new DomainError("NOT_FOUND", "no mp3 rendition of this audio, and no rendition service is configured to build one");
     if (isAcceptedMimeType(blob.mimeType)) await buildRendition(renditions, { appId: playback.appId, cid: playback.cid, mimeType: blob.mimeType });
   }
-  return serveAudio({ store, ...target, range, ifNoneMatch, method, exp: playback.exp, now });
+  return serveAudio({ store, ...target, range, ifNoneMatch, ifRange, method, exp: playback.exp, now });
 }
 
 async function buildRendition(renditions: RenditionBuilder, source: Parameters<RenditionBuilder["buildMp3"]>[0]): Promise<void> {

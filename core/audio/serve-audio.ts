@@ -15,6 +15,8 @@ export interface ServeAudioOptions {
   range?: string;
   /** The request's If-None-Match header. */
   ifNoneMatch?: string;
+  /** The request's If-Range header: the Range holds only while it names these bytes. */
+  ifRange?: string;
   method: string;
   /** Expiry of the playback signature (unix seconds): nothing handed out may outlive it. */
   exp: number;
@@ -27,7 +29,7 @@ export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
-export async function serveAudio({ store, key, mimeType, etag, range, ifNoneMatch, method, exp, now }: ServeAudioOptions): Promise<HttpResponse> {
+export async function serveAudio({ store, key, mimeType, etag, range, ifNoneMatch, ifRange, method, exp, now }: ServeAudioOptions): Promise<HttpResponse> {
   const remaining = Math.max(1, exp - unixSeconds(now));
   const found = await store.stat(key);
   if (!found) throw new DomainError("NOT_FOUND", "audio not found");
@@ -54,7 +56,9 @@ export async function serveAudio({ store, key, mimeType, etag, range, ifNoneMatc
     ...caching,
     "X-Content-Type-Options": "nosniff",
   };
-  const wanted = parseRange(range, size);
+  // RFC 9110 13.1.5: a Range under an If-Range that does not name these bytes (strong comparison; a date never
+  // matches, as no Last-Modified is sent) is ignored, and the whole file answered.
+  const wanted = parseRange(ifRange === undefined || ifRange.trim() === etag ? range : undefined, size);
   if (wanted.kind === "unsatisfiable") {
     // 416 is not one of the contract's error codes, so it is a bare status like any file server's, not an envelope.
     return {
