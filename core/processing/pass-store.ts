@@ -85,7 +85,9 @@ export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boole
 /**
  * A byte-changing stage's output becomes the current bytes: registered as a blob of the tenant (so it plays), set
  * as the post's variant with the loudness figures that describe it (normalize's; none from another stage), and the
- * ready stages that describe the bytes go back to pending for a recompute.
+ * ready stages that describe the bytes go back to pending for a recompute. The transcript and waveform of the old
+ * bytes go: they no longer describe what is served, and the post shows none until they are computed again (or for
+ * good, if that recompute fails).
  */
 export const storeVariant = async (
   sql: Sql,
@@ -97,10 +99,12 @@ export const storeVariant = async (
     [appId, audio.cid, audio.mimeType, audio.size, audio.durationMs],
   );
   await sql.query(
-    `UPDATE post_enrichment SET audio_cid = $4, audio_mime_type = $5, audio_size = $6, audio_duration_ms = $7, loudness = $8::json
+    `UPDATE post_enrichment SET audio_cid = $4, audio_mime_type = $5, audio_size = $6, audio_duration_ms = $7, loudness = $8::json,
+            waveform = NULL
       WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`,
     [appId, rkey, token, audio.cid, audio.mimeType, audio.size, audio.durationMs, variant.loudness ? JSON.stringify(variant.loudness) : null],
   );
+  await sql.query(`DELETE FROM transcripts WHERE app_id = $1 AND rkey = $2`, [appId, rkey]);
   await sql.query(
     `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = $3::timestamptz, generation = generation + 1, redispatched = false
       WHERE app_id = $1 AND rkey = $2 AND status = 'ready' AND stage = ANY (string_to_array($4, ','))`,

@@ -214,6 +214,31 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(Number((await h.sql.query(`SELECT count(*) AS n FROM transcripts WHERE rkey = $1`, [post.postId]))[0]!.n)).toBe(1);
   });
 
+  it("new bytes take the old transcript and waveform off the post: none is shown while they recompute, or after a recompute that fails", async () => {
+    const failingLater = testProviders({
+      fail: {
+        transcribe: (n) => (n >= 2 ? new ProviderError("fail", "bad audio") : undefined),
+        waveform: (n) => (n >= 2 ? new ProviderError("fail", "bad audio") : undefined),
+      },
+    });
+    const pass = { ...h.pass, providers: failingLater.registry };
+    const post = await h.createAudioPost({ transcribe: true, waveform: true });
+    await runPass(pass, job(post.postId));
+    let row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.transcript).not.toBeNull();
+    expect(row.waveform).not.toBeNull();
+    await h.request(post.postId, { trim: true });
+    await runPass(pass, job(post.postId));
+    const states = await h.stages(post.postId);
+    expect(states.trim!.status).toBe("ready");
+    expect(states.transcribe).toMatchObject({ status: "failed", reason: "provider_error" });
+    expect(states.waveform).toMatchObject({ status: "failed", reason: "provider_error" });
+    row = (await findPost(h.sql, "alpha", post.postId))!;
+    expect(row.variant).not.toBeNull();
+    expect(row.transcript).toBeNull();
+    expect(row.waveform).toBeNull();
+  });
+
   it("a provider failure settles the stage failed (provider_error); a retry request leaves it pending until the last attempt", async () => {
     const failing = testProviders({
       fail: {
