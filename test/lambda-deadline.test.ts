@@ -5,6 +5,7 @@ import { routes } from "../functions/routes";
 import { lambdaHandler } from "../core/runtime/lambda/lambda-handler";
 import { loadRouteImpls } from "../core/runtime/node/load-routes";
 import { openRdsData } from "../core/sql/rds-data";
+import { backends } from "./support/databases";
 import { apiGatewayEvent, startTestService, type TestService } from "./support/test-service";
 
 /**
@@ -50,5 +51,32 @@ describe("a Lambda over a resuming Aurora", () => {
     expect(result.statusCode).toBe(503);
     expect(JSON.parse(result.body!).error.code).toBe("SERVICE_UNAVAILABLE");
     expect(took).toBeLessThan(3_000);
+  });
+});
+
+describe("a Lambda whose ports could not be built", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ driver: "lambda", sql: backends[0]!.open });
+  });
+  afterAll(() => svc?.close());
+
+  it("answers 503 SERVICE_UNAVAILABLE in the envelope, and its next call builds them again", async () => {
+    const impl = (await loadRouteImpls()).find((i) => i.route === routes.getPost)!;
+    let builds = 0;
+    const handler = lambdaHandler(impl, async () => {
+      if (++builds === 1) throw new Error("SSM: Rate exceeded");
+      return svc.deps;
+    });
+    const url = new URL("/api/v1/posts/3kabcdefghijk", svc.baseUrl);
+    const event = () => apiGatewayEvent("GET", url, routes.getPost.path, { postId: "3kabcdefghijk" }, { authorization: `Bearer ${svc.tenants.alpha.token}` });
+    const first = await handler(event());
+    expect(first.statusCode).toBe(503);
+    expect(JSON.parse(first.body!)).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });
+    expect(first.headers!["X-Request-ID"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.stringify(first)).not.toContain("Rate exceeded");
+    const second = await handler(event());
+    expect(second.statusCode).toBe(404);
+    expect(builds).toBe(2);
   });
 });

@@ -1,19 +1,41 @@
+import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { Deps } from "../../deps";
-import { createRouteHandler } from "../../http/pipeline";
+import { DomainError } from "../../domain-error";
+import { createRouteHandler, errorResponse } from "../../http/pipeline";
+import { createLogger } from "../../observability/logger";
 import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
 import { fromApiGatewayEvent, toApiGatewayResult } from "./api-gateway";
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** A route as an API Gateway Lambda handler over the given ports (resolved once per container). */
+/**
+ * A route as an API Gateway Lambda handler over the given ports, resolved once per container. A container whose
+ * ports could not be built (SSM throttled, Aurora still waking, a bad variable) answers 503 in the envelope and
+ * tries again on its next call: kept, the failure would answer every later call of that container the same way.
+ */
 export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGatewayHandler => {
   let handle: Promise<ReturnType<typeof createRouteHandler>> | undefined;
   return async (event, context) => {
-    handle ??= deps().then((d) => createRouteHandler(impl, d));
-    const response = await (await handle)(fromApiGatewayEvent(event), context);
+    const building = (handle ??= deps().then((d) => createRouteHandler(impl, d)));
+    let route;
+    try {
+      route = await building;
+    } catch (error) {
+      if (handle === building) handle = undefined;
+      return couldNotStart(error);
+    }
+    const response = await route(fromApiGatewayEvent(event), context);
     if (isHead(event.requestContext.http.method)) delete response.body;
     return toApiGatewayResult(response);
   };
+};
+
+const couldNotStart = (error: unknown): APIGatewayProxyStructuredResultV2 => {
+  const requestId = randomUUID();
+  createLogger("error").error("the function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
+  const response = errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId);
+  response.headers["X-Request-ID"] = requestId;
+  return toApiGatewayResult(response);
 };
