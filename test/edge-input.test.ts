@@ -53,6 +53,13 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       expectValidationError(await svc.get("/api/v1/posts/%00", { actor: "u-path" }));
     });
 
+    it("a body nested thousands of levels deep is 400 VALIDATION_ERROR, not a 500 from the stack", async () => {
+      const body = `{"text":"x","selfLabels":${"[".repeat(5000)}${"]".repeat(5000)}}`;
+      const res = await svc.post("/api/v1/posts", { actor: "u-deep", body, headers: { "content-type": "application/json" } });
+      expectValidationError(res);
+      expect(res.json.error.issues[0].message).toMatch(/nested too deeply/);
+    });
+
     it("well-formed text beyond the BMP is accepted and returned as sent", async () => {
       const view = await createPost(svc, "u-emoji", { text: "🎙️ astral 𝄞", selfLabels: ["🏷️"] });
       expect(view.record).toMatchObject({ text: "🎙️ astral 𝄞", selfLabels: ["🏷️"] });
