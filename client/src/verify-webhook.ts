@@ -45,20 +45,28 @@ const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => {
 
 /**
  * Verifies a stage-settle webhook and returns its event. Give it the raw body exactly as received (before any JSON
- * parsing), the request's headers and the tenant's webhook secret. It accepts the service's own headers
- * (`X-Svc-Signature: sha256=<hex>` over "<timestamp>.<body>") and the Standard Webhooks form (`webhook-signature:
- * v1,<base64>` over "<id>.<timestamp>.<body>", keyed by the secret's UTF-8 bytes); throws WebhookVerificationError on a
- * missing, bad or stale signature. WebCrypto compares the signatures (constant time), so it runs wherever fetch does.
- * Then dedupe on `eventId`, and for each (postId, stage) let the latest `occurredAt` win.
+ * parsing), the request's headers and the tenant's webhook secret. It accepts the Standard Webhooks form
+ * (`webhook-signature: v1,<base64>` over "<id>.<timestamp>.<body>", keyed by the secret's UTF-8 bytes) and the
+ * service's own headers (`X-Svc-Signature: sha256=<hex>` over "<timestamp>.<body>"); throws WebhookVerificationError
+ * on a missing, bad or stale signature. WebCrypto compares the signatures (constant time), so it runs wherever fetch
+ * does. Then dedupe on `eventId`, and for each (postId, stage) let the latest `occurredAt` win.
+ *
+ * The Standard form is preferred whenever it is there, as in every delivery of the service: it signs the event id,
+ * so a delivery replayed under another `X-Svc-Event-Id` is refused rather than taken for a new event. With the
+ * service's headers alone the id is not signed.
  */
 export const verifyWebhook = async (rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyWebhookOptions = {}): Promise<WebhookEvent> => {
   const svcSignature = headerOf(headers, "x-svc-signature");
   const standard = headerOf(headers, "webhook-signature");
-  const scheme = svcSignature !== undefined ? "svc" : "standard";
+  const scheme = standard !== undefined ? "standard" : "svc";
   const timestamp = scheme === "svc" ? headerOf(headers, "x-svc-timestamp") : headerOf(headers, "webhook-timestamp");
   const eventId = scheme === "svc" ? headerOf(headers, "x-svc-event-id") : headerOf(headers, "webhook-id");
-  if ((svcSignature ?? standard) === undefined || timestamp === undefined || eventId === undefined) {
+  if ((standard ?? svcSignature) === undefined || timestamp === undefined || eventId === undefined) {
     throw new WebhookVerificationError("missing signature headers");
+  }
+  const svcEventId = headerOf(headers, "x-svc-event-id");
+  if (scheme === "standard" && svcEventId !== undefined && svcEventId !== eventId) {
+    throw new WebhookVerificationError("X-Svc-Event-Id is not the signed webhook-id");
   }
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError("malformed timestamp");
   const now = options.now?.() ?? Math.floor(Date.now() / 1000);

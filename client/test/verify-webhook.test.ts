@@ -51,6 +51,8 @@ describe("verifyWebhook on real deliveries of the service", () => {
     ["a wrong secret", (body: Buffer) => body, (h: IncomingHttpHeaders) => h, "another-secret-of-enough-length-0000000"],
     ["a missing signature", (body: Buffer) => body, (h: IncomingHttpHeaders) => ({ ...only(h, "x-svc-"), "x-svc-signature": undefined })],
     ["a malformed signature", (body: Buffer) => body, (h: IncomingHttpHeaders) => ({ ...only(h, "x-svc-"), "x-svc-signature": "sha256=zz" })],
+    ["a replay under another X-Svc-Event-Id (the Standard signature covers the id)", (body: Buffer) => body, (h: IncomingHttpHeaders) => ({ ...h, "x-svc-event-id": crypto.randomUUID() })],
+    ["a replay under another webhook-id", (body: Buffer) => body, (h: IncomingHttpHeaders) => ({ ...h, "webhook-id": crypto.randomUUID(), "x-svc-event-id": undefined })],
     ["a Standard Webhooks signature of another version", (body: Buffer) => body, (h: IncomingHttpHeaders) => ({ ...only(h, "webhook-"), "webhook-signature": `v2,${String(h["webhook-signature"]).slice(3)}` })],
   ] as [string, (body: Buffer) => Buffer, (h: IncomingHttpHeaders) => IncomingHttpHeaders, string?][])("throws on %s", async (_, body, headers, key = secret) => {
     for (const hook of deliveries) {

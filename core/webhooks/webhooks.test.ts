@@ -70,6 +70,18 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
     expect(verifyWebhook(hook.body, asSent, secret).eventId).toBe(e.eventId);
   });
 
+  it("the verifier checks the Standard signature, which covers the event id: a delivery replayed under another id is refused", async () => {
+    const r = await start();
+    const e = event();
+    await deliverWebhook(e, { url: r.url, secret }, recordingLog(), fast);
+    const hook = r.received[0]!;
+    expect(() => verifyWebhook(hook.body, { ...hook.headers, "x-svc-event-id": crypto.randomUUID() }, secret)).toThrow(WebhookVerificationError);
+    const { "x-svc-event-id": _svc, ...standardId } = hook.headers;
+    expect(() => verifyWebhook(hook.body, { ...standardId, "webhook-id": crypto.randomUUID() }, secret)).toThrow(/signature mismatch/);
+    const svcOnly = Object.fromEntries(Object.entries(hook.headers).filter(([name]) => !name.startsWith("webhook-")));
+    expect(verifyWebhook(hook.body, svcOnly, secret).eventId).toBe(e.eventId);
+  });
+
   it("the standardwebhooks npm library verifies our deliveries (key: the secret's UTF-8 bytes)", async () => {
     const r = await start();
     await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast);
@@ -85,7 +97,7 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
     await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast);
     const hook = r.received[0]!;
     const ts = Number(hook.headers["x-svc-timestamp"]);
-    expect(() => verifyWebhook(hook.body, { ...hook.headers, "x-svc-signature": undefined }, secret)).toThrow(/missing/);
+    expect(() => verifyWebhook(hook.body, { ...hook.headers, "x-svc-signature": undefined, "webhook-signature": undefined }, secret)).toThrow(/missing/);
     expect(() => verifyWebhook(hook.body, hook.headers, secret, ts + 301)).toThrow(/tolerance/);
     expect(() => verifyWebhook(hook.body, hook.headers, secret, ts - 301)).toThrow(/tolerance/);
     expect(verifyWebhook(hook.body, hook.headers, secret, ts + 299).eventId).toBe(hook.headers["x-svc-event-id"]);

@@ -32,7 +32,7 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
   };
 };
 
-const couldNotStart = (error: unknown): APIGatewayProxyStructuredResultV2 => {
+const couldNotStart = (error: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
   const requestId = randomUUID();
   createLogger("error").error("the function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
   const response = errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId);
