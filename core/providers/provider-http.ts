@@ -38,3 +38,16 @@ export async function readBody(provider: string, response: Response): Promise<Bu
     throw new ProviderError("retry", `${provider}: the answer was cut short`);
   }
 }
+
+/**
+ * Reads a JSON answer within the call's deadline: a body cut short is a network error (`retry`, as `readBody`),
+ * while bytes that are not JSON read as undefined, for the caller to call a malformed answer (`fail`).
+ */
+export async function readJson(provider: string, response: Response): Promise<unknown> {
+  const bytes = await readBody(provider, response);
+  try {
+    return JSON.parse(bytes.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}

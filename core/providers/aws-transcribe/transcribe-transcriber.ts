@@ -17,7 +17,7 @@ import {
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { blobKey } from "../../blobs/blob-key";
 import { type AudioRef, type ProviderCall, ProviderError, type Transcriber } from "../provider-port";
-import { providerFetch } from "../provider-http";
+import { providerFetch, readJson } from "../provider-http";
 import { languageTag } from "../language-tag";
 import { parseTranscribeOutput } from "./transcribe-output";
 
@@ -136,12 +136,8 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
       const uri = job.Transcript?.TranscriptFileUri;
       if (!uri) throw new ProviderError("fail", "aws-transcribe: completed job without a transcript file");
       const response = await providerFetch("aws-transcribe transcript", uri, { method: "GET" }, call, options.fetch);
-      let output: unknown;
-      try {
-        output = await response.json();
-      } catch {
-        throw new ProviderError("fail", "aws-transcribe: malformed transcript output");
-      }
+      const output = await readJson("aws-transcribe transcript", response);
+      if (output === undefined) throw new ProviderError("fail", "aws-transcribe: malformed transcript output");
       const parsed = parseTranscribeOutput(output);
       const lang = languageTag(parsed.lang ?? job.LanguageCode);
       return {

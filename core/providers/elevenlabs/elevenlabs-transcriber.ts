@@ -8,7 +8,7 @@ import * as z from "zod";
 import type { BlobStore } from "../../blobs/blob-store";
 import { blobBytes } from "../blob-bytes";
 import { ProviderError, type Transcriber } from "../provider-port";
-import { providerFetch } from "../provider-http";
+import { providerFetch, readJson } from "../provider-http";
 import { languageTag } from "../language-tag";
 import { segmentTokens, type TimedToken } from "../transcript-segments";
 
@@ -60,13 +60,8 @@ export function createElevenLabsTranscriber(options: ElevenLabsOptions & { model
         call,
         options.fetch,
       );
-      let parsed;
-      try {
-        parsed = answerSchema.safeParse(await response.json());
-      } catch {
-        parsed = undefined;
-      }
-      if (!parsed?.success) throw new ProviderError("fail", "elevenlabs speech-to-text: malformed answer");
+      const parsed = answerSchema.safeParse(await readJson("elevenlabs speech-to-text", response));
+      if (!parsed.success) throw new ProviderError("fail", "elevenlabs speech-to-text: malformed answer");
       const { text, language_code, words } = parsed.data;
       const segments = segmentTokens(tokensOf(words ?? []));
       const lang = languageTag(language_code);

@@ -143,6 +143,22 @@ describe("elevenlabs speech to text", () => {
     expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("retry");
   });
 
+  it("an answer cut short after its 200 (a connection reset) is retried, not taken for a malformed answer", async () => {
+    const audio = await put("audio/wav");
+    const cut = (async () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"text":"hel'));
+            controller.error(new TypeError("terminated: other side closed"));
+          },
+        }),
+        { status: 200, headers: { "content-type": "application/json" } },
+      )) as typeof fetch;
+    const reset = createElevenLabsTranscriber({ baseUrl: fake.url, apiKey: fake.apiKey, blobs: store, fetch: cut });
+    expect((await providerError(reset.transcribe(audio, call()))).disposition).toBe("retry");
+  });
+
   it("a malformed answer fails, and a redirect is not followed", async () => {
     const audio = await put("audio/wav");
     for (const json of ["not json", { words: [] }, { text: 3 }]) {

@@ -11,7 +11,7 @@ import { createRenditionWaveformMaker } from "./rendition-waveform";
 import { createRnnoiseDenoiser } from "./rnnoise-denoiser";
 
 const token = "client-test-token-000000000000000000000000";
-let answer: (path: string) => { status: number; body?: unknown; headers?: Record<string, string>; hang?: boolean };
+let answer: (path: string) => { status: number; body?: unknown; headers?: Record<string, string>; hang?: boolean; cut?: boolean };
 const seen: { path: string; auth?: string; body: string }[] = [];
 let server: Server;
 let base: string;
@@ -23,6 +23,13 @@ beforeAll(async () => {
     seen.push({ path: req.url!, auth: req.headers.authorization, body });
     const a = answer(req.url!);
     if (a.hang) return; // never answers: the caller's deadline ends the call
+    if (a.cut) {
+      // The status and half the promised body, then the connection drops.
+      res.writeHead(a.status, { "Content-Type": "application/json", "Content-Length": "1000" });
+      res.write('{"success":true,"data":{"ci');
+      setTimeout(() => res.socket?.destroy(), 20);
+      return;
+    }
     res.writeHead(a.status, { "Content-Type": "application/json", ...a.headers });
     res.end(a.body === undefined ? "" : typeof a.body === "string" ? a.body : JSON.stringify(a.body));
   });
@@ -121,6 +128,11 @@ describe("rendition adapters", () => {
     expect(slow).toMatchObject({ disposition: "retry", reason: "timeout" });
     const down = await failure(createRenditionTrimmer(createRenditionClient({ baseUrl: "http://127.0.0.1:9", token })).trim(audio, call()));
     expect(down.disposition).toBe("retry");
+  });
+
+  it("an answer cut short after its 200 is a network error, retried, not a malformed answer", async () => {
+    answer = () => ({ status: 200, cut: true });
+    expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).disposition).toBe("retry");
   });
 
   it("a malformed answer fails", async () => {

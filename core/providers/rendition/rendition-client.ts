@@ -5,6 +5,7 @@
  */
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { ProviderError } from "../provider-port";
+import { readJson } from "../provider-http";
 
 export type RenditionOperation = "trim" | "denoise" | "normalize" | "render" | "waveform";
 
@@ -58,16 +59,19 @@ export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch
         });
       }
       let body: { success?: unknown; data?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+      // An answer cut short is a network error (retry), whatever its status said; one that is not JSON reads as none.
+      let cutShort: unknown;
       try {
-        body = (await response.json()) as typeof body;
-      } catch {
-        body = undefined;
+        body = (await readJson(`rendition ${operation}`, response)) as typeof body;
+      } catch (error) {
+        cutShort = error;
       }
       if (response.status >= 300 && response.status < 400) throw new ProviderError("fail", `rendition ${operation}: unexpected redirect ${response.status}`);
       if (!response.ok) {
         const detail = typeof body?.error?.code === "string" ? ` ${body.error.code}` : "";
         throw new ProviderError(retryable(response.status) ? "retry" : "fail", `rendition ${operation}: HTTP ${response.status}${detail}`);
       }
+      if (cutShort) throw cutShort;
       if (!body || body.success !== true || body.data === undefined) throw new ProviderError("fail", `rendition ${operation}: malformed answer`);
       return body.data;
     },
