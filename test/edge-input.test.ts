@@ -87,6 +87,21 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       expect(byRoot.status).toBe(200);
     });
 
+    it("an actor of 256 characters beyond the BMP (512 UTF-16 units) is accepted, and its threads found by rootAuthor; 257 is refused", async () => {
+      const actor = "🎙".repeat(256);
+      const prompt = await svc.post("/api/v1/posts", { headers: { "x-svc-acting-actor": utf8Header(actor) }, json: { text: "long name" } });
+      expect(prompt.status).toBe(201);
+      const other = "u-longname-replier";
+      const view = await svc.get(`/api/v1/posts/${prompt.json.data.postId}`, { actor: other });
+      const reply = await svc.post("/api/v1/posts", { actor: other, json: replyTo(view.json.data) });
+      expect(reply.status).toBe(201);
+      const byRoot = await svc.get(`/api/v1/posts?rootAuthor=${encodeURIComponent(actor)}`, { token: undefined });
+      expect(byRoot.status).toBe(200);
+      expect(byRoot.json.data.items.map((p: { authorId: string }) => p.authorId)).toEqual([other]);
+      expectValidationError(await svc.post("/api/v1/posts", { headers: { "x-svc-acting-actor": utf8Header("🎙".repeat(257)) }, json: { text: "x" } }));
+      expectValidationError(await svc.get(`/api/v1/posts?rootAuthor=${encodeURIComponent("🎙".repeat(257))}`, { token: undefined }));
+    });
+
     it.each([
       ["a tab", "a\tb"],
       ["a C1 control (NEL)", "a\u0085b"],

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { isTid } from "../records/tid";
+import { isActorLength, MAX_ACTOR_LENGTH } from "../tenancy/acting-actor";
 
 const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
@@ -17,12 +18,13 @@ export const pagination = {
 
 export const listPostsQuerySchema = z.strictObject({
   kind: z.enum(["prompt", "reply"]).optional(),
-  // An author id as the acting-actor header stores it: NFC, so either spelling of a name finds its threads.
+  // An author id as the acting-actor header stores it: NFC, so either spelling of a name finds its threads, and
+  // counted in characters after that, as the header is, so every stored actor can be named here.
   rootAuthor: z
     .string()
-    .min(1)
-    .max(256)
     .transform((s) => s.normalize("NFC"))
+    .refine(isActorLength, `rootAuthor must be 1 to ${MAX_ACTOR_LENGTH} characters`)
+    .meta({ minLength: 1, maxLength: MAX_ACTOR_LENGTH })
     .optional(),
   ...pagination,
 });

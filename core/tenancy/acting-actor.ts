@@ -1,7 +1,13 @@
 import { ensureValidDid } from "@atproto/syntax";
 import { DomainError, validationError } from "../domain-error";
 
-const MAX_ACTOR_LENGTH = 256;
+export const MAX_ACTOR_LENGTH = 256;
+
+/** 1 to 256 characters (code points, as JSON Schema's `maxLength` counts them: an emoji is one, not two). */
+export const isActorLength = (id: string): boolean => {
+  const length = [...id].length;
+  return length >= 1 && length <= MAX_ACTOR_LENGTH;
+};
 
 // Control characters (C0, DEL, C1), U+FFFD (what bytes that were not UTF-8 decode to), and lone surrogates.
 const unprintable = /[\p{Cc}\uFFFD\p{Cs}]/u;
@@ -17,7 +23,7 @@ export const readActingActor = (
 ): { actor?: string; actorDid?: string } => {
   const actor = headers["x-svc-acting-actor"]?.normalize("NFC");
   const actorDid = headers["x-svc-acting-actor-did"];
-  if (actor !== undefined && (actor.length === 0 || actor.length > MAX_ACTOR_LENGTH || unprintable.test(actor))) {
+  if (actor !== undefined && (!isActorLength(actor) || unprintable.test(actor))) {
     throw validationError(`X-Svc-Acting-Actor must be 1 to ${MAX_ACTOR_LENGTH} printable UTF-8 characters`, [
       { path: ["headers", "X-Svc-Acting-Actor"], message: "invalid acting actor" },
     ]);
