@@ -46,10 +46,16 @@ export const sendError = (res: ServerResponse, error: unknown) => {
   sendJson(res, 502, { error: { code: "UPSTREAM", message: "the service could not be reached" } });
 };
 
+/** A cookie's value; one that does not decode is no cookie (the page is signed out), not a failure. */
 export const cookieOf = (req: IncomingMessage, name: string): string | undefined => {
   for (const part of (req.headers.cookie ?? "").split(";")) {
     const [key, ...value] = part.trim().split("=");
-    if (key === name) return decodeURIComponent(value.join("="));
+    if (key !== name) continue;
+    try {
+      return decodeURIComponent(value.join("="));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 };

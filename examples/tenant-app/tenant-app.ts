@@ -83,14 +83,23 @@ export const startTenantApp = async (options: TenantAppOptions) => {
     "POST /webhooks": (req, res) => live.receive(req, res),
   };
 
+  const pathId = (raw: string) => {
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      throw new HttpError(404, "NOT_FOUND", "no such post");
+    }
+  };
+
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://app");
     const id = /^\/api\/posts\/([^/]+)/.exec(url.pathname)?.[1] ?? "";
     const key = `${req.method} ${url.pathname.replace(/^\/api\/posts\/[^/]+/, "/api/posts/:id")}`;
     const route = routes[key];
     const asset = req.method === "GET" ? staticFiles[url.pathname] : undefined;
+    // Inside the promise: a path that does not decode (`%E0`) is the page's 404, never an exception nobody catches.
     const handled = route
-      ? route(req, res, decodeURIComponent(id))
+      ? Promise.resolve().then(() => route(req, res, pathId(id)))
       : asset
         ? readFile(asset.file).then((body) => {
             res.writeHead(200, { "content-type": asset.type, "cache-control": "no-cache" });

@@ -60,4 +60,13 @@ describe("the tenant app's live stage status", () => {
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe("SIGN_IN");
   });
+
+  it("a post id that does not decode is a 404, and a cookie that does not decode is a signed-out page: the app keeps answering", async () => {
+    const path = await fetch(`${app.url}/api/posts/%E0`, { signal: AbortSignal.timeout(5_000) });
+    expect(path.status).toBe(404);
+    expect((await path.json()).error.code).toBe("NOT_FOUND");
+    const cookie = await fetch(`${app.url}/api/feed`, { headers: { cookie: "demo_user=%E0" }, signal: AbortSignal.timeout(5_000) });
+    expect(cookie.status).toBe(401);
+    expect((await fetch(`${app.url}/api/feed`)).status).toBe(401);
+  });
 });
