@@ -36,6 +36,14 @@ describe.each(serviceMatrix)("posts over $name", ({ driver, sql }) => {
       expect(res.headers["x-request-id"]).toBe(id);
     });
 
+    it.runIf(driver === "node")("a client-sent UUID X-Request-ID is echoed on the host's own answers too (no such route)", async () => {
+      const id = "0b6a2b8e-3f1c-4c55-a8f0-6a9d1e2f3a4b";
+      const res = await svc.get("/api/v1/no-such-route", { headers: { "x-request-id": id } });
+      expect(res.status).toBe(404);
+      expect(res.headers["x-request-id"]).toBe(id);
+      expect(res.json.requestId).toBe(id);
+    });
+
     it("a non-UUID X-Request-ID is replaced with a fresh UUID v4", async () => {
       const res = await svc.get("/health", { headers: { "x-request-id": "not-a-uuid" } });
       expect(res.headers["x-request-id"]).toMatch(UUID_V4);

@@ -18,6 +18,9 @@ import type { SqlBackend } from "../sql/port";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The request id a client sent (`X-Request-ID`), when it is a UUID: echoed back, never made up anew. */
+export const sentRequestId = (sent: string | undefined): string | undefined => (sent && UUID.test(sent) ? sent : undefined);
+
 /**
  * One route's request handling, the same on every runtime: the invocation pipeline (correlation id, counted SQL,
  * error classification, one log line) around a Middy chain of policy middlewares (in this order: authenticate,
@@ -42,7 +45,7 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
   return (req: HttpRequest, context?: Context): Promise<HttpResponse> => {
     const sent = req.headers["x-request-id"];
     const fields = { method: req.method, path: req.path, route: impl.route.file };
-    const options = { name: impl.route.file, deps, requestId: sent && UUID.test(sent) ? sent : undefined, fields, message: "request" };
+    const options = { name: impl.route.file, deps, requestId: sentRequestId(sent), fields, message: "request" };
     return runInvocation(options, async (invocation) => {
       const { requestId, log, sql } = invocation;
       const call: RouteCall = {

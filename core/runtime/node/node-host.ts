@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
 import type { Deps } from "../../deps";
 import { DomainError } from "../../domain-error";
-import { createRouteHandler, errorResponse } from "../../http/pipeline";
+import { createRouteHandler, errorResponse, sentRequestId } from "../../http/pipeline";
 import { classifyError } from "../../invocation/classify-error";
 import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
@@ -33,13 +33,13 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       const target = parseRequestTarget(incoming.url);
       const found = target && match(method, target.pathname);
       if (!target) {
-        response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"));
+        response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming);
       } else if (found) {
         // Uploads only: every other body is small and answered 503 at the request deadline anyway.
         request = toHttpRequest(incoming, target, found.params, found.route.body?.kind === "multipart" ? floor : noFloor);
         response = await handlers.get(found.route)!(request);
       } else {
-        response = localDidDocument(deps.config, method, target.pathname, incoming.headers.host) ?? withRequestId(new DomainError("NOT_FOUND", "no such route"));
+        response = localDidDocument(deps.config, method, target.pathname, incoming.headers.host) ?? withRequestId(new DomainError("NOT_FOUND", "no such route"), incoming);
       }
     } catch (error) {
       // Route handlers answer their own failures; this is the host itself failing (reading the request).
@@ -145,9 +145,10 @@ const finishUnreadBody = (incoming: IncomingMessage, response: HttpResponse, too
 const utf8HeaderValue = (value: string): string =>
   /[^\x00-\x7f]/.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
 
-/** An answer the host gives itself, outside any route: still the envelope with its request id. */
-const withRequestId = (error: DomainError): HttpResponse => {
-  const requestId = randomUUID();
+/** An answer the host gives itself, outside any route: still the envelope with its request id (the client's, if it sent one). */
+const withRequestId = (error: DomainError, incoming?: IncomingMessage): HttpResponse => {
+  const sent = incoming?.headers["x-request-id"];
+  const requestId = sentRequestId(typeof sent === "string" ? sent : undefined) ?? randomUUID();
   const response = errorResponse(error, requestId);
   response.headers["X-Request-ID"] = requestId;
   return response;
