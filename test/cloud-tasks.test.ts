@@ -68,7 +68,7 @@ describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
     await fake.settled();
     expect(fake.tasks.at(-1)!.attempts).toEqual([200]);
     expect(await stagesOf(postId)).toEqual({ waveform: "pending" });
-    await releaseLease(svc.deps.sql, "alpha", postId, (lease as { token: string }).token);
+    await releaseLease(svc.deps.sql, "alpha", postId, (lease as { token: string }).token, new Date());
   });
 
   describe("POST /api/v1/system/process-audio", () => {

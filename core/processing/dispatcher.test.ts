@@ -48,7 +48,7 @@ describe("inline dispatch", () => {
       await dispatcher.dispatch(held);
       expect(work.size).toBe(1); // no retry scheduled for it: the holder runs the stage
       expect((await h.stages(held.postId)).waveform!.status).toBe("pending");
-      await releaseLease(h.sql, "alpha", held.postId, (lease as { token: string }).token);
+      await releaseLease(h.sql, "alpha", held.postId, (lease as { token: string }).token, new Date());
     } finally {
       await h.close();
     }

@@ -28,7 +28,7 @@ describe.each(backends)("the post's lease on $name", (backend) => {
     expect(mustRetry(outcome)).toBe(false);
     expect(mustRetry({ kind: "retry" })).toBe(true);
     expect((await h.stages(post.postId)).transcribe!.status).toBe("pending");
-    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
+    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token, new Date());
     expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
     expect((await h.stages(post.postId)).transcribe!.status).toBe("ready");
   });
@@ -47,7 +47,7 @@ describe.each(backends)("the post's lease on $name", (backend) => {
     expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
     expect((await failPendingStages(h.sql, job(post.postId), "dead_letter", lapsed, true)).map((e) => e.status)).toEqual(["failed"]);
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "dead_letter" });
-    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token);
+    await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token, new Date());
   });
 
   it("a stage requested after the holder last looked, whose job met the lease, is run by the holder's job before it ends", async () => {

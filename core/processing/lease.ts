@@ -96,9 +96,10 @@ export const leaveToSweep = async (sql: Sql, appId: string, rkey: string, now: D
 };
 
 /** Releases the lease if this token still holds it. */
-export const releaseLease = async (sql: Sql, appId: string, rkey: string, token: string): Promise<void> => {
+export const releaseLease = async (sql: Sql, appId: string, rkey: string, token: string, now: Date): Promise<void> => {
   await sql.query(
-    `UPDATE post_enrichment SET lease_token = NULL, lease_until = NULL WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`,
-    [appId, rkey, token],
+    `UPDATE post_enrichment SET lease_token = NULL, lease_until = NULL, released_at = $4::timestamptz
+      WHERE app_id = $1 AND rkey = $2 AND lease_token = $3`,
+    [appId, rkey, token, now.toISOString()],
   );
 };

@@ -135,7 +135,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
     throw error;
   } finally {
     await heartbeat.stop();
-    await releaseLease(sql, appId, rkey, token).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
+    await releaseLease(sql, appId, rkey, token, deps.now()).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
     const rest = Promise.all([...deliveries, renditions.built()]);
     if (deps.background) deps.background(rest);
     else await rest;

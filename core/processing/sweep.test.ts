@@ -72,13 +72,28 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
     expect(h.hooksFor(post.postId).map((hook) => [hook.json.stage, hook.json.status])).toEqual([["waveform", "failed"]]);
   });
 
+  it("a stage queued over 15 minutes ago whose job is between two attempts (its pass let go of the lease for a retry seconds ago) is not lapsed", async () => {
+    const post = await h.createAudioPost({ trim: true });
+    const start = Date.now();
+    // A long pass: leased 14 minutes after the request, then asks for a retry at 16 and lets go of the lease.
+    const lease = await acquireLease(h.sql, "alpha", post.postId, new Date(start + 14 * 60_000), leaseMs);
+    await releaseLease(h.sql, "alpha", post.postId, (lease as { token: string }).token, new Date(start + 16 * 60_000));
+    // The sweep runs in the seconds before the retry arrives.
+    await sweep(deps(), new Date(start + 16 * 60_000 + 5_000));
+    expect(dispatched.filter((j) => j.postId === post.postId)).toHaveLength(0);
+    expect((await h.stages(post.postId)).trim).toMatchObject({ status: "pending" });
+    // Its job lost after all, the stage lapses 15 minutes after the pass let go.
+    await sweep(deps(), new Date(start + 31 * 60_000 + 1000));
+    expect(dispatched.filter((j) => j.postId === post.postId)).toHaveLength(1);
+  });
+
   it("a lease that lapsed before the stage was requested, or was released, does not lapse the stage", async () => {
     const stale = await h.createAudioPost({ trim: true });
     const start = Date.now();
     await acquireLease(h.sql, "alpha", stale.postId, new Date(start - 3 * leaseMs), leaseMs);
     const released = await h.createAudioPost({ trim: true });
     const lease = await acquireLease(h.sql, "alpha", released.postId, new Date(start), leaseMs);
-    await releaseLease(h.sql, "alpha", released.postId, (lease as { token: string }).token);
+    await releaseLease(h.sql, "alpha", released.postId, (lease as { token: string }).token, new Date(start));
     await sweep(deps(), new Date(start + 2 * leaseMs));
     expect(dispatched.filter((j) => j.postId === stale.postId || j.postId === released.postId)).toHaveLength(0);
   });

@@ -1,6 +1,7 @@
 /**
  * Nothing stays pending (docs/decisions.md#processing): a `pending` stage lapses when the lease of the pass that had
- * it lapsed (its holder stopped renewing: it died), or when no pass has leased it for 15 minutes (its job was lost).
+ * it lapsed (its holder stopped renewing: it died), or when no pass has held its post's lease for 15 minutes since
+ * it was queued (its job was lost).
  * On its first lapse it is dispatched again; lapsing again, it settles `failed` with `timeout`. The sweep also
  * delivers outbox events whose deliverer is gone or whose retry is due, with their original event ids, and gives up
  * those past the give-up age (docs/decisions.md#webhooks). On AWS a scheduled function runs it; on a Node host a
@@ -32,15 +33,17 @@ export interface SweepResult {
   delivered: number;
 }
 
-const noLiveLease = `NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey AND e.lease_until > $1::timestamptz)`;
+/** No pass holds the post's lease now ($1), and none let go of it since $2: the job is not between two attempts. */
+const noLeaseSince = `NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey
+                        AND (e.lease_until > $1::timestamptz OR e.released_at >= $2::timestamptz))`;
 /**
  * The stage's lapse, at $1 with $2 fifteen minutes earlier: a lease that lapsed since the stage was last queued (a
- * released lease is NULL, a live one later than $1, one older than the stage no pass of it), or no live lease and
- * queued before $2.
+ * released lease is NULL, a live one later than $1, one older than the stage no pass of it), or queued before $2
+ * and no pass has held the post's lease since (one that asked for a retry let go of it seconds ago).
  */
 const lapsed = `(EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey
                     AND e.lease_until <= $1::timestamptz AND e.lease_until >= s.updated_at)
-                 OR (s.updated_at < $2::timestamptz AND ${noLiveLease}))`;
+                 OR (s.updated_at < $2::timestamptz AND ${noLeaseSince}))`;
 
 export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> => {
   const { sql } = deps;

@@ -12,6 +12,7 @@ import loudness from "../../migrations/0010_loudness.sql";
 import rateLimitTakeClock from "../../migrations/0012_rate_limit_take_clock.sql";
 import webhookRetries from "../../migrations/0013_webhook_retries.sql";
 import rateLimitPruneSmall from "../../migrations/0014_rate_limit_prune_small.sql";
+import leaseReleasedAt from "../../migrations/0015_lease_released_at.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -31,4 +32,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0012_rate_limit_take_clock.sql", sql: rateLimitTakeClock },
   { name: "0013_webhook_retries.sql", sql: webhookRetries },
   { name: "0014_rate_limit_prune_small.sql", sql: rateLimitPruneSmall },
+  { name: "0015_lease_released_at.sql", sql: leaseReleasedAt },
 ];
