@@ -33,6 +33,19 @@ describe.each(backends)("the Node host on $name", ({ open }) => {
     expect((await svc.get("/health", { token: null })).status).toBe(200);
   });
 
+  it("an X-Svc-Acting-Actor sent twice is 400 VALIDATION_ERROR, never a post by the joined name", async () => {
+    const body = '{"text":"who am I"}';
+    const res = await rawRequest(
+      portOf(svc),
+      `POST /api/v1/posts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.tenants.alpha.token}\r\nX-Svc-Acting-Actor: alice\r\nX-Svc-Acting-Actor: bob\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: "VALIDATION_ERROR", issues: [{ path: ["headers", "X-Svc-Acting-Actor"] }] } });
+    const joined = await svc.get("/api/v1/posts", { actor: "alice, bob" });
+    expect(joined.json.data.items).toEqual([]);
+  });
+
   it("a well-formed absolute-form request target is served like its origin form", async () => {
     const res = await rawRequest(portOf(svc), `GET ${svc.baseUrl}/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(res.status).toBe(200);

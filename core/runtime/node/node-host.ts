@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
 import type { Deps } from "../../deps";
-import { DomainError } from "../../domain-error";
+import { DomainError, validationError } from "../../domain-error";
 import { createRouteHandler, errorResponse, sentRequestId } from "../../http/pipeline";
 import { classifyError } from "../../invocation/classify-error";
 import { isHead } from "../../http/route";
@@ -32,8 +32,11 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
     try {
       const target = parseRequestTarget(incoming.url);
       const found = target && match(method, target.pathname);
+      const repeated = repeatedIdentityHeader(incoming);
       if (!target) {
         response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming);
+      } else if (repeated) {
+        response = withRequestId(validationError(`${repeated} was sent more than once`, [{ path: ["headers", repeated], message: "sent more than once" }]), incoming);
       } else if (found) {
         // Uploads only: every other body is small and answered 503 at the request deadline anyway.
         request = toHttpRequest(incoming, target, found.params, found.route.body?.kind === "multipart" ? floor : noFloor);
@@ -113,6 +116,14 @@ const toHttpRequest = (
     clientClosed: () => incoming.socket.destroyed && !incoming.complete,
   };
 };
+
+/**
+ * Who acts is one header each: Node joins a repeated one with ", ", which would read as a new identity ("alice, bob")
+ * rather than the caller bug it is. (API Gateway joins them too, with ",", and nothing in the event tells them apart.)
+ */
+const identityHeaders = ["X-Svc-Acting-Actor", "X-Svc-Acting-Actor-Did"];
+const repeatedIdentityHeader = (incoming: IncomingMessage): string | undefined =>
+  identityHeaders.find((name) => (incoming.headersDistinct[name.toLowerCase()]?.length ?? 0) > 1);
 
 /** The most of an unread request body the host reads (and discards) so its client can read an early answer. */
 const maxDrainBytes = maxUploadBytes + 1024 * 1024;
