@@ -6,7 +6,5 @@ import { toApiGatewayResult } from "../core/runtime/lambda/api-gateway";
 /** API Gateway's catch-all route: a path no route matches answers the service's envelope 404, as the Node host does. */
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
   const requestId = event.requestContext?.requestId ?? "";
-  const response = errorResponse(new DomainError("NOT_FOUND", "no such route"), requestId);
-  response.headers["X-Request-ID"] = requestId;
-  return toApiGatewayResult(response);
+  return toApiGatewayResult(errorResponse(new DomainError("NOT_FOUND", "no such route"), requestId));
 };

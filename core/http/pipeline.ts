@@ -101,12 +101,12 @@ const clientClosedRequest = 499;
 
 const jsonHeaders = { "Content-Type": "application/json; charset=utf-8" };
 
-/** The failure envelope, from a classified failure (never a stack trace). */
+/** The failure envelope, from a classified failure (never a stack trace), with its request id in `X-Request-ID` too. */
 export const errorResponse = (failure: DomainError, requestId: string): HttpResponse => {
   const body = {
     success: false,
     error: { message: failure.message, code: failure.code, ...(failure.issues ? { issues: failure.issues } : {}) },
     requestId,
   };
-  return { status: errorStatus[failure.code], headers: { ...jsonHeaders }, body: JSON.stringify(body) };
+  return { status: errorStatus[failure.code], headers: { ...jsonHeaders, "X-Request-ID": requestId }, body: JSON.stringify(body) };
 };

@@ -35,7 +35,5 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
 const couldNotStart = (error: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
   const requestId = randomUUID();
   createLogger("error").error("the function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
-  const response = errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId);
-  response.headers["X-Request-ID"] = requestId;
-  return toApiGatewayResult(response);
+  return toApiGatewayResult(errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId));
 };

@@ -49,7 +49,6 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       const requestId = randomUUID();
       deps.logger.error("request failed outside its route", { requestId }, error instanceof Error ? error : new Error(String(error)));
       response = errorResponse(classifyError(error).failure, requestId);
-      response.headers["X-Request-ID"] = requestId;
     }
     if (!incoming.complete) finishUnreadBody(incoming, response, request?.bodyTooSlow?.() ?? false);
     await writeResponse(outgoing, response, isHead(method), deps.logger);
@@ -160,9 +159,7 @@ const utf8HeaderValue = (value: string): string =>
 const withRequestId = (error: DomainError, incoming?: IncomingMessage): HttpResponse => {
   const sent = incoming?.headers["x-request-id"];
   const requestId = sentRequestId(typeof sent === "string" ? sent : undefined) ?? randomUUID();
-  const response = errorResponse(error, requestId);
-  response.headers["X-Request-ID"] = requestId;
-  return response;
+  return errorResponse(error, requestId);
 };
 
 const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boolean, log: Pick<Logger, "info" | "warn">) => {
