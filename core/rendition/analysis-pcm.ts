@@ -5,8 +5,8 @@ import { analysisPcmOutput, type Pcm, pcmFromBytes } from "./pcm";
 import { ffmpegRun, type RenditionContext, type RenditionSource, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
 
-export async function decodeAnalysisPcm(context: RenditionContext, file: string): Promise<Pcm> {
-  return pcmFromBytes(await runFfmpeg(context.ffmpeg, ["-i", file, ...analysisPcmOutput], { ...ffmpegRun(context, "decode"), collectStdout: true }));
+export async function decodeAnalysisPcm(context: RenditionContext, file: string, step = "decode"): Promise<Pcm> {
+  return pcmFromBytes(await runFfmpeg(context.ffmpeg, ["-i", file, ...analysisPcmOutput], { ...ffmpegRun(context, step), collectStdout: true }));
 }
 
 /** `dir` is the operation's workspace; the source is fetched into it only on a cache miss. */

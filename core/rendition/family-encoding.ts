@@ -25,6 +25,12 @@ export const familyEncodings: Record<AcceptedMimeType, Encoding> = {
   "audio/mp4": { args: [...aac, "-f", "mp4"], ext: "mp4" },
 };
 
+/** The family's muxer: the `-f <format>` every family's arguments end with. */
+export const familyFormat = (mimeType: AcceptedMimeType): string => {
+  const { args } = familyEncodings[mimeType];
+  return args[args.lastIndexOf("-f") + 1]!;
+};
+
 /**
  * The mp3 rendition for playback (`GET /api/v1/audio?format=mp3`): mono, 22.05 kHz, 64 kbit/s, LAME's fastest
  * search. Speech loses nothing audible, and it encodes about three times faster than LAME's defaults at 44.1 kHz.

@@ -1,6 +1,6 @@
 /**
- * Decoded audio for analysis: mono 16-bit samples at 8 kHz. One decode serves the trim's level analysis and the
- * waveform (20 points per second is 400 samples a point), and a trimmed clip's PCM is a slice of its source's.
+ * Decoded audio for analysis: mono 16-bit samples at 8 kHz. It serves the trim's level analysis and the waveform (20
+ * points per second is 400 samples a point).
  */
 export interface Pcm {
   samples: Int16Array;
@@ -20,8 +20,3 @@ export const pcmFromBytes = (bytes: Buffer): Pcm => {
 };
 
 export const pcmDurationMs = (pcm: Pcm): number => Math.round((pcm.samples.length * 1000) / pcm.sampleRate);
-
-export const slicePcm = (pcm: Pcm, startMs: number, endMs: number): Pcm => ({
-  samples: pcm.samples.slice(Math.round((startMs * pcm.sampleRate) / 1000), Math.round((endMs * pcm.sampleRate) / 1000)),
-  sampleRate: pcm.sampleRate,
-});

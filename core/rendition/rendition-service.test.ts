@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { connect } from "node:net";
 import { once } from "node:events";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AcceptedMimeType, acceptedAudioTypes } from "../records/accepted-types";
 import { rawCid } from "../blobs/raw-cid";
@@ -13,7 +15,7 @@ import { blobKey, renditionKey } from "../blobs/blob-key";
 import type { FsBlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createLogger } from "../observability/logger";
-import { decodeSamples, levelDb, makeClip } from "../../test/support/rendition-fixtures";
+import { clipFilter, decodeSamples, ffmpeg, levelDb, makeClip, packetHashes } from "../../test/support/rendition-fixtures";
 import { parseRenditionConfig } from "./rendition-config";
 import { type RunningRendition, startRendition } from "./rendition-node-root";
 import { ffmpegRunsInFlight } from "./run-ffmpeg";
@@ -32,6 +34,7 @@ const capturing = {
   error: (message: string, ...extra: unknown[]) => void errorLines.push({ message, extra }),
 };
 const appId = "demo";
+const execFileAsync = promisify(execFile);
 
 let dir: string;
 let store: FsBlobStore;
@@ -139,17 +142,18 @@ describe("the request's log line", () => {
     expect(line).toMatchObject({ status: 200, appId, cid, outputCid: body.data.cid });
     expect(line!.ffmpeg).toEqual([
       { step: "decode", ms: expect.any(Number) },
-      { step: "trim-encode", ms: expect.any(Number) },
+      { step: "trim-copy", ms: expect.any(Number) },
+      { step: "trim:decode", ms: expect.any(Number) },
     ]);
     const ffmpegMs = (line!.ffmpeg as { ms: number }[]).reduce((sum, run) => sum + run.ms, 0);
     expect(ffmpegMs).toBeLessThanOrEqual(line!.durationMs as number);
   });
 
-  it("names a trim that measures its output for normalize as one run beside its encode, still within the request's time", async () => {
+  it("names a trim that measures its output for normalize, the measurement in place of the output's decode, still within the request's time", async () => {
     const cid = await put(await makeClip("audio/webm", { noise: true, seed: 8 }));
     expect((await call("/v1/trim", { appId, cid, mimeType: "audio/webm", measureOutput: true })).status).toBe(200);
     const line = infoLines.map((l) => Object.assign({}, ...l.extra) as Record<string, unknown>).find((f) => f.path === "/v1/trim" && f.cid === cid);
-    expect((line!.ffmpeg as { step: string }[]).map((run) => run.step)).toEqual(["decode", "trim-encode+measure"]);
+    expect((line!.ffmpeg as { step: string }[]).map((run) => run.step)).toEqual(["decode", "trim-copy", "trim:measure"]);
     const ffmpegMs = (line!.ffmpeg as { ms: number }[]).reduce((sum, run) => sum + run.ms, 0);
     expect(ffmpegMs).toBeLessThanOrEqual(line!.durationMs as number);
   });
@@ -180,6 +184,42 @@ describe("trim", () => {
     expect(await sniffAudioFamily(bytes)).toBe(acceptedAudioTypes[mimeType]);
     const decodedMs = ((await decodeSamples(bytes)).length / 48000) * 1000;
     expect(Math.abs(decodedMs - expectedMs)).toBeLessThanOrEqual(150);
+  });
+
+  it.each<AcceptedMimeType>(["audio/mpeg", "audio/ogg", "audio/webm", "audio/m4a", "audio/mp4"])(
+    "cuts a lossy %s between its own packets: every packet of the trimmed file is one of the upload's, unchanged",
+    async (mimeType) => {
+      const bytes = await makeClip(mimeType, { noise: true, seed: 21 });
+      const cid = await put(bytes);
+      const { body } = await call("/v1/trim", { appId, cid, mimeType });
+      const source = await packetHashes(bytes);
+      const trimmed = await packetHashes(await blobBytes(body.data.cid));
+      // 2.3 s of 4 s kept: more than half of the upload's packets, in one run, none of them encoded again.
+      expect(trimmed.length).toBeGreaterThan(source.length / 2);
+      expect(trimmed.length).toBeLessThan(source.length * 0.65);
+      const at = source.indexOf(trimmed[0]!);
+      expect(at).toBeGreaterThan(0);
+      expect(trimmed).toEqual(source.slice(at, at + trimmed.length));
+    },
+  );
+
+  it("encodes in the family when its muxer will not take the upload's codec as it is (mp3 in an m4a)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "mp3-in-m4a-"));
+    try {
+      const file = join(dir, "clip.m4a");
+      await execFileAsync(ffmpeg, ["-v", "error", "-filter_complex", clipFilter({ noise: true, seed: 22 }), "-ac", "1", "-c:a", "libmp3lame", "-f", "mp4", "-brand", "M4A ", file]);
+      const bytes = await readFile(file);
+      const cid = await put(bytes);
+      const { status, body } = await call("/v1/trim", { appId, cid, mimeType: "audio/m4a" });
+      expect(status).toBe(200);
+      const line = infoLines.map((l) => Object.assign({}, ...l.extra) as Record<string, unknown>).find((f) => f.path === "/v1/trim" && f.cid === cid);
+      expect((line!.ffmpeg as { step: string }[]).map((run) => run.step)).toEqual(["decode", "trim-copy", "trim-encode", "trim:decode"]);
+      const trimmed = await blobBytes(body.data.cid);
+      expect(await sniffAudioFamily(trimmed)).toBe("mp4");
+      expect(Math.abs(((await decodeSamples(trimmed)).length / 48000) * 1000 - 2300)).toBeLessThanOrEqual(150);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("never trims a clip that is all silence to nothing", async () => {

@@ -1,22 +1,29 @@
 /**
  * `POST /v1/trim`: leading and trailing silence removed (about 150 ms kept), judged against the clip's own noise
- * floor, re-encoded in the upload's family. A clip with nothing to trim (all silence, no contrast, sound to the edges)
- * is answered unchanged: it is never trimmed to nothing. With `measureOutput` (normalize follows), the output's
- * loudness is measured while it is written and kept for that normalize.
+ * floor. A lossy upload is cut between its own packets, copied as they are: no second generation of lossy coding, and
+ * no encode (the largest CPU cost of a pass that re-encoded here). A packet is 20 to 26 ms of audio, well inside the
+ * silence kept. wav is cut at the sample, which costs no more. A clip with nothing to trim (all silence, no contrast,
+ * sound to the edges) is answered unchanged: it is never trimmed to nothing. The answer and the PCM kept for the
+ * stages that follow describe the stored bytes, decoded; with `measureOutput` (normalize follows) that decode also
+ * measures their loudness, for that normalize.
  */
 import { join } from "node:path";
+import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
-import { encodeMeasured, measuredWhileEncoding } from "./encode-measured";
-import { audioOnly, familyEncodings } from "./family-encoding";
-import { pcmDurationMs, slicePcm } from "./pcm";
+import { audioOnly, familyEncodings, familyFormat } from "./family-encoding";
+import { pcmDurationMs } from "./pcm";
+import { probeLoudness } from "./probe-loudness";
 import type { RenditionContext, RenditionOutput, RenditionSource } from "./rendition-context";
 import { ffmpegRun, sourceKey } from "./rendition-context";
-import { runFfmpeg } from "./run-ffmpeg";
+import { FfmpegError, runFfmpeg } from "./run-ffmpeg";
 import { speechBounds } from "./speech-bounds";
 import { withWorkspace } from "./temp-workspace";
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+/** Cut by copying packets: every family but wav, whose "encode" is a copy of samples that can cut at any one. */
+export const cutByPackets = (mimeType: AcceptedMimeType): boolean => acceptedAudioTypes[mimeType] !== "wav";
 
 export function trimAudio(context: RenditionContext, source: RenditionSource): Promise<RenditionOutput> {
   return withWorkspace(async (dir) => {
@@ -28,19 +35,32 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     const bounds = speechBounds(pcm);
     if (!bounds) return { cid: source.cid, mimeType: source.mimeType, size, durationMs: pcmDurationMs(pcm) };
 
-    const output = join(dir, `trimmed.${familyEncodings[source.mimeType].ext}`);
-    // Output-side -ss/-to cut at the exact sample (decode and discard), which input seeking does not promise. The
-    // output is measured as it is written, for the normalize that usually follows (encode-measured.ts).
-    // Measured only for a normalize that follows, and never an mp3: that would take a run after the encode (encode-measured.ts).
-    const cut = ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs)];
-    const step = "trim-encode";
-    const measured = source.measureOutput && measuredWhileEncoding(source.mimeType)
-      ? await encodeMeasured(context, { input: cut, mimeType: source.mimeType, file: output, step })
-      : void (await runFfmpeg(context.ffmpeg, [...cut, ...audioOnly, ...familyEncodings[source.mimeType].args, output], ffmpegRun(context, step)));
+    // Output-side -ss/-to: with a copy, the packets from the first that starts at the cut to the last that starts
+    // before its end; with an encode, the exact sample (decode and discard), which input seeking does not promise.
+    const cut = ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs), ...audioOnly];
+    const { ext } = familyEncodings[source.mimeType];
+    const encode = async () => {
+      const file = join(dir, `encoded.${ext}`);
+      await runFfmpeg(context.ffmpeg, [...cut, ...familyEncodings[source.mimeType].args, file], ffmpegRun(context, "trim-encode"));
+      return file;
+    };
+    const copy = async () => {
+      const file = join(dir, `copied.${ext}`);
+      await runFfmpeg(context.ffmpeg, [...cut, "-c:a", "copy", "-f", familyFormat(source.mimeType), file], ffmpegRun(context, "trim-copy"));
+      return file;
+    };
+    // A codec the family's muxer will not take as it is (Opus or mp3 in an mp4, found only by trying) is encoded.
+    const output = !cutByPackets(source.mimeType)
+      ? await encode()
+      : await copy().catch((error: unknown) => (error instanceof FfmpegError && !context.signal?.aborted ? encode() : Promise.reject(error)));
+
+    // The stages that follow read these samples (the waveform decodes nothing of its own) and these figures.
+    const measured = source.measureOutput ? await probeLoudness(context, output, "trim:measure") : undefined;
+    const trimmed = measured?.pcm ?? (await decodeAnalysisPcm(context, output, "trim:decode"));
     const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
-    if (measured) context.loudness.set(sourceKey({ appId: source.appId, cid: stored.cid }), { loudness: measured.loudness, channels: measured.channels, sampleRate: measured.sampleRate });
-    // The trimmed clip's analysis PCM is a slice of the source's: the waveform that follows needs no decode.
-    context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), slicePcm(pcm, bounds.startMs, bounds.endMs));
-    return { cid: stored.cid, mimeType: source.mimeType, size: stored.size, durationMs: bounds.endMs - bounds.startMs };
+    const key = sourceKey({ appId: source.appId, cid: stored.cid });
+    if (measured) context.loudness.set(key, { loudness: measured.loudness, channels: measured.channels, sampleRate: measured.sampleRate });
+    context.pcm.set(key, trimmed);
+    return { cid: stored.cid, mimeType: source.mimeType, size: stored.size, durationMs: pcmDurationMs(trimmed) };
   });
 }

@@ -83,6 +83,19 @@ export async function decodeSamples(bytes: Buffer, sampleRate = 48000): Promise<
   }
 }
 
+/** The MD5 of each audio packet of the bytes, as stored (not decoded): which packets one file shares with another. */
+export async function packetHashes(bytes: Buffer): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), "rendition-packets-"));
+  try {
+    const input = join(dir, "input");
+    await import("node:fs/promises").then((fs) => fs.writeFile(input, bytes));
+    const { stdout } = await run(ffmpeg, ["-hide_banner", "-v", "error", "-i", input, "-map", "0:a:0", "-c", "copy", "-f", "framemd5", "pipe:1"], { maxBuffer: 64 * 1024 * 1024 });
+    return String(stdout).split("\n").filter((line) => line && !line.startsWith("#")).map((line) => line.split(",")[5]!.trim()); // stream, dts, pts, duration, size, hash[, side data]
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** RMS level in dBFS of samples[from, to) seconds. */
 export function levelDb(samples: Float32Array, fromSeconds: number, toSeconds: number, sampleRate = 48000): number {
   const start = Math.floor(fromSeconds * sampleRate);
