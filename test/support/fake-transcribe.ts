@@ -1,6 +1,6 @@
 /**
  * A local stand-in for Amazon Transcribe speaking its AWS JSON 1.1 protocol (`X-Amz-Target:
- * Transcribe.StartTranscriptionJob` / `Transcribe.GetTranscriptionJob`, errors as `{ __type, Message }` with
+ * Transcribe.StartTranscriptionJob` / `GetTranscriptionJob` / `DeleteTranscriptionJob`, errors as `{ __type, Message }` with
  * `x-amzn-ErrorType`), and serving each completed job's transcript file, whose item times are strings and whose
  * punctuation has none.
  */
@@ -11,6 +11,8 @@ export interface FakeJob {
   name: string;
   request: Record<string, any>;
   gets: number;
+  /** The job ends FAILED instead of COMPLETED. */
+  fails?: boolean;
 }
 
 export type Forced = { status: number; type?: string; body?: unknown; delayMs?: number };
@@ -95,12 +97,14 @@ export interface FakeTranscribe {
   forcedFiles: Forced[];
   /** GetTranscriptionJob calls a job answers IN_PROGRESS before it completes. */
   inProgressGets: number;
+  /** Jobs started from now on end FAILED. */
+  failNewJobs: boolean;
   targets: string[];
   close(): Promise<void>;
 }
 
 export async function startFakeTranscribe(): Promise<FakeTranscribe> {
-  const fake = { jobs: new Map<string, FakeJob>(), forced: [] as Forced[], forcedFiles: [] as Forced[], inProgressGets: 1, targets: [] as string[] };
+  const fake = { jobs: new Map<string, FakeJob>(), forced: [] as Forced[], forcedFiles: [] as Forced[], inProgressGets: 1, failNewJobs: false, targets: [] as string[] };
   let url = "";
   const send = (res: any, status: number, body: unknown, type?: string) => {
     res.writeHead(status, { "Content-Type": "application/x-amz-json-1.1", ...(type && { "x-amzn-ErrorType": type }) });
@@ -142,7 +146,7 @@ export async function startFakeTranscribe(): Promise<FakeTranscribe> {
       if (fake.jobs.has(body.TranscriptionJobName)) {
         return send(res, 400, { __type: "ConflictException", Message: "The requested job name already exists. Use a different job name." }, "ConflictException");
       }
-      const job = { name: body.TranscriptionJobName, request: body, gets: 0 };
+      const job = { name: body.TranscriptionJobName, request: body, gets: 0, fails: fake.failNewJobs };
       fake.jobs.set(job.name, job);
       return send(res, 200, { TranscriptionJob: jobView(job, "QUEUED") });
     }
@@ -150,7 +154,14 @@ export async function startFakeTranscribe(): Promise<FakeTranscribe> {
       const job = fake.jobs.get(body.TranscriptionJobName);
       if (!job) return send(res, 400, { __type: "BadRequestException", Message: "The requested job couldn't be found." }, "BadRequestException");
       job.gets++;
-      return send(res, 200, { TranscriptionJob: jobView(job, job.gets > fake.inProgressGets ? "COMPLETED" : "IN_PROGRESS") });
+      const ended = job.fails ? "FAILED" : "COMPLETED";
+      return send(res, 200, { TranscriptionJob: jobView(job, job.gets > fake.inProgressGets ? ended : "IN_PROGRESS") });
+    }
+    if (target === "Transcribe.DeleteTranscriptionJob") {
+      const job = fake.jobs.get(body.TranscriptionJobName);
+      if (!job) return send(res, 400, { __type: "BadRequestException", Message: "The requested job couldn't be found." }, "BadRequestException");
+      fake.jobs.delete(job.name);
+      return send(res, 200, {});
     }
     send(res, 400, { __type: "UnknownOperationException" }, "UnknownOperationException");
   });

@@ -121,6 +121,35 @@ describe("aws-transcribe", () => {
     expect((await providerError(transcriber().transcribe(audio(), call()))).disposition).toBe("fail");
   });
 
+  it("a FAILED job an earlier request left under the blob's job name is deleted and started again, so a rerun can succeed", async () => {
+    const clip = audio();
+    fake.inProgressGets = 0;
+    const name = transcriptionJobName(clip, undefined);
+    fake.jobs.set(name, { name, request: { Media: { MediaFileUri: "s3://svc-blobs/x" } }, gets: 0, fails: true });
+    fake.targets.length = 0;
+    expect((await transcriber().transcribe(clip, call())).text).toBe("Hello there, how are you? I'm fine thanks Good.");
+    expect(fake.targets).toEqual([
+      "Transcribe.StartTranscriptionJob",
+      "Transcribe.GetTranscriptionJob",
+      "Transcribe.DeleteTranscriptionJob",
+      "Transcribe.StartTranscriptionJob",
+      "Transcribe.GetTranscriptionJob",
+    ]);
+  });
+
+  it("a job this call started that ends FAILED fails the stage, with no second job", async () => {
+    fake.failNewJobs = true;
+    fake.targets.length = 0;
+    try {
+      const error = await providerError(transcriber().transcribe(audio(), call()));
+      expect(error).toMatchObject({ disposition: "fail", message: expect.stringContaining("FAILED") });
+      expect(fake.targets.filter((t) => t.endsWith("StartTranscriptionJob"))).toHaveLength(1);
+      expect(fake.targets.filter((t) => t.endsWith("DeleteTranscriptionJob"))).toEqual([]);
+    } finally {
+      fake.failNewJobs = false;
+    }
+  });
+
   it("a malformed transcript file fails", async () => {
     for (const body of [{ results: { transcripts: [] } }, { results: { transcripts: [{ transcript: "x" }], items: [{ type: "pronunciation", start_time: 1, end_time: 2, alternatives: [{ content: "x" }] }] } }]) {
       fake.forcedFiles.push({ status: 200, body });

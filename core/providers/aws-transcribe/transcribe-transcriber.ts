@@ -3,10 +3,13 @@
  * a name derived from the blob and the model, then GetTranscriptionJob until COMPLETED or FAILED, bounded by the
  * call's deadline. A job still running then is `retry`: the queue's next attempt finds the same job by its name
  * instead of sleeping through the worker's time. The transcript is read from the job's TranscriptFileUri. Every job
- * labels speakers; without a pinned language code Transcribe identifies the language.
+ * labels speakers; without a pinned language code Transcribe identifies the language. Transcribe keeps a job, and
+ * so its name, for 90 days: a FAILED job an earlier request left under the name is deleted and the job started
+ * again, or a rerun of the stage on that blob would only ever find that failure.
  */
 import { createHash } from "node:crypto";
 import {
+  DeleteTranscriptionJobCommand,
   GetTranscriptionJobCommand,
   type LanguageCode,
   type MediaFormat,
@@ -84,7 +87,8 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
     }
   };
 
-  const start = (audio: AudioRef, name: string, call: ProviderCall) =>
+  /** Answers whether this call started the job (false: a job of that name was there already). */
+  const start = (audio: AudioRef, name: string, call: ProviderCall): Promise<boolean> =>
     send("StartTranscriptionJob", call, async (abortSignal) => {
       try {
         await client.send(
@@ -97,9 +101,21 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
           }),
           { abortSignal },
         );
+        return true;
       } catch (error) {
         // Started by an earlier attempt: the name is the blob's, so that job is this one.
         if ((error as { name?: string }).name !== "ConflictException") throw error;
+        return false;
+      }
+    });
+
+  const remove = (name: string, call: ProviderCall) =>
+    send("DeleteTranscriptionJob", call, async (abortSignal) => {
+      try {
+        await client.send(new DeleteTranscriptionJobCommand({ TranscriptionJobName: name }), { abortSignal });
+      } catch (error) {
+        // Transcribe's answer for a job that is no longer there (another attempt deleted it first).
+        if ((error as { name?: string }).name !== "BadRequestException") throw error;
       }
     });
 
@@ -122,8 +138,14 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
     async transcribe(audio, call) {
       if (pinned && !languageCode.test(pinned)) throw new ProviderError("fail", `aws-transcribe: model "${pinned}" is not a Transcribe language code`);
       const name = transcriptionJobName(audio, pinned);
-      await start(audio, name, call);
+      const startedNow = await start(audio, name, call);
       let job: TranscriptionJob = await get(name, call);
+      if (!startedNow && job.TranscriptionJobStatus === "FAILED") {
+        // An earlier attempt's failure: one more job. A job this call started that fails is the stage's failure.
+        await remove(name, call);
+        await start(audio, name, call);
+        job = await get(name, call);
+      }
       while (job.TranscriptionJobStatus === "QUEUED" || job.TranscriptionJobStatus === "IN_PROGRESS") {
         // Not enough time for another look and the read of the output: let the queue come back for it.
         if (call.deadline - Date.now() < pollMs * 2) throw new ProviderError("retry", `aws-transcribe: job ${name} still running`);
