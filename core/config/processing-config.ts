@@ -37,6 +37,8 @@ export interface WebhookRetry {
   capMs: number;
   /** Age (from the settle, or an operator's redelivery) past which an undelivered event is given up. */
   giveUpMs: number;
+  /** How long an event is kept after its outcome before the sweep deletes it: the outbox does not grow forever. */
+  retentionMs: number;
 }
 
 export interface ProcessingConfig {
@@ -163,6 +165,7 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
       baseMs: read("SVC_WEBHOOK_RETRY_BASE_SECONDS") * 1000,
       capMs: read("SVC_WEBHOOK_RETRY_CAP_SECONDS") * 1000,
       giveUpMs: read("SVC_WEBHOOK_GIVE_UP_SECONDS") * 1000,
+      retentionMs: read("SVC_WEBHOOK_RETENTION_SECONDS") * 1000,
     },
   };
 }

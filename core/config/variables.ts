@@ -700,6 +700,16 @@ const rows = [
     parse: seconds,
     default: 86_400,
   }),
+  row({
+    name: "SVC_WEBHOOK_RETENTION_SECONDS",
+    required: false,
+    scopes: ["webhooks"],
+    deploy: true,
+    rule: "Seconds an event is kept in the outbox after its outcome (delivered, refused or given up) before the sweep deletes it",
+    description: "Seconds an event is kept in the outbox after its outcome (`delivered`, `failed` or `given_up`), for the operator's list and redelivery, before the sweep deletes it; an open event is never deleted",
+    parse: seconds,
+    default: 2_592_000,
+  }),
 ] as const;
 
 export const configVariables: readonly ConfigVariable[] = rows;

@@ -13,6 +13,7 @@ import rateLimitTakeClock from "../../migrations/0012_rate_limit_take_clock.sql"
 import webhookRetries from "../../migrations/0013_webhook_retries.sql";
 import rateLimitPruneSmall from "../../migrations/0014_rate_limit_prune_small.sql";
 import leaseReleasedAt from "../../migrations/0015_lease_released_at.sql";
+import webhookEventsRetention from "../../migrations/0016_webhook_events_retention.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -33,4 +34,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0013_webhook_retries.sql", sql: webhookRetries },
   { name: "0014_rate_limit_prune_small.sql", sql: rateLimitPruneSmall },
   { name: "0015_lease_released_at.sql", sql: leaseReleasedAt },
+  { name: "0016_webhook_events_retention.sql", sql: webhookEventsRetention },
 ];

@@ -89,10 +89,14 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly ClaimedEv
   );
 };
 
+/** Events deleted by one sweep at most: a backlog (a first sweep after a long retention) goes over several runs. */
+const pruneLimit = 1000;
+
 /**
  * Gives up open events older than the give-up age that no deliverer holds, each logged here once (the statement
- * that marks it is the one that reports it); then claims the events that are due (a lapsed claim, or a retry's
- * time come), earliest due first, and delivers them. Returns how many it claimed.
+ * that marks it is the one that reports it); deletes events whose outcome is older than the retention; then claims
+ * the events that are due (a lapsed claim, or a retry's time come), earliest due first, and delivers them. Returns
+ * how many it claimed.
  */
 export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100): Promise<number> => {
   const givenUp = await deps.sql.query<{ eventId: string; appId: string; postId: string; stage: string; attempts: number; rounds: number }>(
@@ -102,6 +106,12 @@ export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100): Pro
     [now.toISOString(), new Date(now.getTime() - deps.retry.giveUpMs).toISOString()],
   );
   for (const event of givenUp) deps.log.warn("webhook given up: undelivered past the give-up age", { ...event });
+  await deps.sql.query(
+    `DELETE FROM webhook_events
+      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NOT NULL AND settled_at < $1::timestamptz
+                          ORDER BY settled_at LIMIT $2)`,
+    [new Date(now.getTime() - deps.retry.retentionMs).toISOString(), pruneLimit],
+  );
   const rows = await deps.sql.query(
     `UPDATE webhook_events SET claimed_until = $2::timestamptz
       WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until <= $1::timestamptz

@@ -102,4 +102,24 @@ describe.each(backends)("webhooks that outlive an outage, on $name", (backend) =
     expect(h.hooksFor(postId)).toHaveLength(1);
     expect((await h.events(postId))[0]!.outcome).toBe("failed");
   });
+
+  it("an event is deleted 30 days after its outcome (delivered, refused or given up), and never while it is open", async () => {
+    const t0 = Date.now() + 10 * 24 * hour;
+    const delivered = await settledAt(t0, new Set());
+    const refused = await settledAt(t0, refusing);
+    const open = await settledAt(t0, down);
+    const day = 24 * hour;
+    const left = async () => (await Promise.all([delivered, refused, open].map(async (p) => (await h.events(p.postId)).length))).join(",");
+    await sweepAt(t0 + 2 * hour);
+    expect(await left()).toBe("1,1,1");
+    // Given up at the first sweep past the give-up age: its outcome dates from then.
+    await sweepAt(t0 + 29 * day);
+    expect((await h.events(open.postId))[0]!.outcome).toBe("given_up");
+    await sweepAt(t0 + 30 * day - minute);
+    expect(await left()).toBe("1,1,1");
+    await sweepAt(t0 + 30 * day + minute);
+    expect(await left()).toBe("0,0,1");
+    await sweepAt(t0 + 59 * day + minute);
+    expect(await left()).toBe("0,0,0");
+  });
 });
