@@ -43,6 +43,12 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       expectValidationError(await svc.post("/api/v1/posts", { actor: "u-reply", json: body }));
     });
 
+    it.each(["cursor=%zz", "kind=%", "rootAuthor=a%2"])("a query with a malformed percent escape (?%s) is refused on both hosts, not read as text", async (query) => {
+      const res = await svc.get(`/api/v1/posts?${query}`, { actor: "u-query" });
+      expectValidationError(res);
+      expect(res.json.error.message).toBe("malformed request target");
+    });
+
     it.each(["rootAuthor=%00", "rootAuthor=a%00b", "kind=%00", "cursor=%00"])("a query parameter with NUL (?%s)", async (query) => {
       const res = await svc.get(`/api/v1/posts?${query}`, { actor: "u-query" });
       expectValidationError(res);

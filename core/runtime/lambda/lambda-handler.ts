@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { Deps } from "../../deps";
 import { DomainError } from "../../domain-error";
-import { createRouteHandler, errorResponse } from "../../http/pipeline";
+import { hasMalformedPercentEscape } from "../../http-message/percent-encoding";
+import { createRouteHandler, errorResponse, sentRequestId } from "../../http/pipeline";
 import { createLogger } from "../../observability/logger";
 import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
@@ -18,6 +19,11 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Contex
 export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGatewayHandler => {
   let handle: Promise<ReturnType<typeof createRouteHandler>> | undefined;
   return async (event, context) => {
+    // API Gateway passes such a target through; the Node host refuses it before any route, and so does this.
+    if (hasMalformedPercentEscape(event.rawPath) || hasMalformedPercentEscape(event.rawQueryString ?? "")) {
+      const requestId = sentRequestId(event.headers?.["x-request-id"]) ?? randomUUID();
+      return toApiGatewayResult(errorResponse(new DomainError("VALIDATION_ERROR", "malformed request target"), requestId));
+    }
     const building = (handle ??= deps().then((d) => createRouteHandler(impl, d)));
     let route;
     try {
