@@ -33,6 +33,14 @@ describe.each(backends)("the Node host on $name", ({ open }) => {
     expect((await svc.get("/health", { token: null })).status).toBe(200);
   });
 
+  it("an HTTP/1.1 request without Host is a 400 envelope with X-Request-ID, as RFC 9112 requires, and the host serves on", async () => {
+    const res = await rawRequest(portOf(svc), `GET /health HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR", message: "the Host header is required" }, requestId: res.headers["x-request-id"] });
+    expect(res.headers["x-request-id"]).toMatch(UUID);
+    expect((await svc.get("/health", { token: null })).status).toBe(200);
+  });
+
   it("an X-Svc-Acting-Actor sent twice is 400 VALIDATION_ERROR, never a post by the joined name", async () => {
     const body = '{"text":"who am I"}';
     const res = await rawRequest(

@@ -35,6 +35,9 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       const repeated = repeatedIdentityHeader(incoming);
       if (!target) {
         response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming);
+      } else if (incoming.httpVersion === "1.1" && incoming.headers.host === undefined) {
+        // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without Host.
+        response = withRequestId(validationError("the Host header is required", [{ path: ["headers", "host"], message: "Required" }]), incoming);
       } else if (repeated) {
         response = withRequestId(validationError(`${repeated} was sent more than once`, [{ path: ["headers", repeated], message: "sent more than once" }]), incoming);
       } else if (found) {
@@ -56,7 +59,8 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
 
   // Nothing one request does may take the process down for every tenant: whatever escapes is logged and the
   // socket closed.
-  const server = createServer((incoming, outgoing) => {
+  // Node's own answer to an HTTP/1.1 request without Host is a bare 400; `serve` answers it in the envelope.
+  const server = createServer({ requireHostHeader: false }, (incoming, outgoing) => {
     serve(incoming, outgoing).catch((error: unknown) => {
       deps.logger.error("request failed outside the route pipeline", error instanceof Error ? error : new Error(String(error)));
       outgoing.destroy();
