@@ -10,6 +10,12 @@ const windowMs = 20;
 const minRunWindows = 3;
 /** Silence kept before the first and after the last sound. */
 export const keptSilenceMs = 150;
+/**
+ * Less than this to gain at both ends is nothing to trim. A cut between packets keeps up to one more packet (20 to
+ * 26 ms) and lands on a different window grid, so a trimmed clip judged again finds up to about 60 ms to gain:
+ * under this, trimming it again changes no bytes, and a rerun of trim reruns nothing downstream.
+ */
+export const minGainMs = 100;
 /** Below this spread between the quiet and the loud parts nothing tells sound from noise: the clip is kept whole. */
 const minContrastDb = 6;
 const digitalSilenceDb = -120;
@@ -66,7 +72,7 @@ export interface SpeechBounds {
 
 /**
  * The span to keep: from `keptSilenceMs` before the first sustained sound to `keptSilenceMs` after the last, or
- * undefined when the clip has nothing to trim (no contrast, all silence, or sound from end to end).
+ * undefined when the clip has nothing to trim (no contrast, all silence, or less than `minGainMs` to gain at both ends).
  */
 export function speechBounds(pcm: Pcm): SpeechBounds | undefined {
   const profile = levelProfile(pcm);
@@ -86,7 +92,6 @@ export function speechBounds(pcm: Pcm): SpeechBounds | undefined {
   const totalMs = (pcm.samples.length * 1000) / pcm.sampleRate;
   const startMs = Math.max(0, first * windowMs - keptSilenceMs);
   const endMs = Math.min(totalMs, (last + 1) * windowMs + keptSilenceMs);
-  // Less than one window to gain at either end: leave the clip as it is rather than re-encode it for nothing.
-  if (startMs < windowMs && totalMs - endMs < windowMs) return undefined;
+  if (startMs < minGainMs && totalMs - endMs < minGainMs) return undefined;
   return { startMs: Math.round(startMs), endMs: Math.round(endMs) };
 }

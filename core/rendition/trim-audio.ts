@@ -37,7 +37,14 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
 
     // Output-side -ss/-to: with a copy, the packets from the first that starts at the cut to the last that starts
     // before its end; with an encode, the exact sample (decode and discard), which input seeking does not promise.
-    const cut = ["-i", input, "-ss", seconds(bounds.startMs), "-to", seconds(bounds.endMs), ...audioOnly];
+    // No cut at an end with nothing to cut: a copy from 0 would drop the packets before it (an encoder's priming,
+    // Opus pre-skip), and the decoder would start on speech with its state missing.
+    const cut = [
+      "-i", input,
+      ...(bounds.startMs > 0 ? ["-ss", seconds(bounds.startMs)] : []),
+      ...(bounds.endMs < pcmDurationMs(pcm) ? ["-to", seconds(bounds.endMs)] : []),
+      ...audioOnly,
+    ];
     const { ext } = familyEncodings[source.mimeType];
     const encode = async () => {
       const file = join(dir, `encoded.${ext}`);
