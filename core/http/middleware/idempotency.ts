@@ -11,6 +11,7 @@ import {
 import { fingerprint, parseIdempotencyKey } from "../../idempotency/idempotency-key";
 import { successBody, type Outcome } from "../outcome";
 import type { RouteCall } from "../route-call";
+import { standingRateLimitHeaders } from "./rate-limit";
 
 /** The middleware's own record of a held key: whether the handler's write took the completion clause. */
 interface Held {
@@ -55,7 +56,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
           return;
         }
         case "replay":
-          call.responseHeaders["Idempotent-Replayed"] = "true";
+          Object.assign(call.responseHeaders, await standingRateLimitHeaders(call), { "Idempotent-Replayed": "true" });
           return { kind: "json", status: outcome.status, body: outcome.body, headers: {} } satisfies Outcome;
         case "in-progress":
           throw new DomainError("IDEMPOTENCY_IN_PROGRESS", "a request with this Idempotency-Key is still in progress");

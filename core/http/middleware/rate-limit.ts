@@ -5,7 +5,34 @@ import { refusalMessage } from "../../rate-limit/refusal-message";
 import { takeRateLimits, type RateLimitOutcome } from "../../rate-limit/take-rate-limits";
 import { takeWithFirstQuery } from "../../rate-limit/take-with-first-query";
 import { DomainError } from "../../domain-error";
+import type { RateLimitRequest } from "../../rate-limit/take-rate-limits";
+import { peekRateLimits } from "../../rate-limit/peek-rate-limits";
 import type { RouteCall } from "../route-call";
+
+/** The route's limiters for this call: its own (keyed on the actor, the tenant or the client IP) and the aggregate IP one. */
+const limitersOf = (call: RouteCall): RateLimitRequest[] => {
+  const cls = call.route.rateLimit;
+  if (!cls) return [];
+  const policies = call.deps.config.rateLimits;
+  const [keyedOn, caller] = call.tenant
+    ? call.actor
+      ? (["actor", `${call.tenant.appId}:${call.actor}`] as const)
+      : (["tenant", call.tenant.appId] as const)
+    : (["ip", call.clientIp] as const);
+  const own = policyOf(policies, cls, keyedOn);
+  const aggregate = policyOf(policies, cls, "aggregate-ip");
+  return [
+    { name: keyedOn, key: `${cls}:${keyedOn}:${caller}`, limit: own.limit, windowMs: own.windowMs },
+    { name: "aggregate-ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: aggregate.limit, windowMs: aggregate.windowMs },
+  ];
+};
+
+/**
+ * The RateLimit headers of an answer that takes no slot (an idempotent replay, answered before the limiter): the
+ * limits as they stand, so every success carries `RateLimit` (docs/decisions.md#rate-limits).
+ */
+export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<string, string>> =>
+  rateLimitHeaders(await peekRateLimits(call.sql, limitersOf(call), call.deps.now()));
 
 /**
  * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
@@ -24,18 +51,7 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
     before: async ({ event: call }) => {
       const cls = call.route.rateLimit;
       if (!cls) return;
-      const policies = call.deps.config.rateLimits;
-      const [keyedOn, caller] = call.tenant
-        ? call.actor
-          ? (["actor", `${call.tenant.appId}:${call.actor}`] as const)
-          : (["tenant", call.tenant.appId] as const)
-        : (["ip", call.clientIp] as const);
-      const own = policyOf(policies, cls, keyedOn);
-      const aggregate = policyOf(policies, cls, "aggregate-ip");
-      const hits = [
-        { name: keyedOn, key: `${cls}:${keyedOn}:${caller}`, limit: own.limit, windowMs: own.windowMs },
-        { name: "aggregate-ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: aggregate.limit, windowMs: aggregate.windowMs },
-      ];
+      const hits = limitersOf(call);
       const admit = ({ allowed, results }: RateLimitOutcome) => {
         // On a denial the headers include Retry-After.
         Object.assign(call.responseHeaders, rateLimitHeaders(results));
