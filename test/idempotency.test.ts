@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPost, replyTo } from "./support/post-bodies";
 import { serviceMatrix } from "./support/service-matrix";
 import { startTestService, type TestService } from "./support/test-service";
+import type { SqlBackend } from "../core/sql/port";
+import { backends } from "./support/databases";
 
 describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name", ({ driver, sql }) => {
   let svc: TestService;
@@ -114,4 +116,39 @@ describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name",
       expect(res.json.error.code).toBe("VALIDATION_ERROR");
     },
   );
+});
+
+describe("a create answered 503 at its request deadline while its write still runs", () => {
+  let svc: TestService;
+  let slowMs = 0;
+  beforeAll(async () => {
+    const open = backends[0]!.open;
+    svc = await startTestService({
+      driver: "node",
+      env: { SVC_REQUEST_DEADLINE_MS: "300" },
+      // The post's insert stalls (a slow database): the request's deadline passes before it commits.
+      sql: async () => {
+        const sql = await open();
+        const stall = (text: string) => (slowMs > 0 && text.includes("INSERT INTO posts") ? new Promise((r) => setTimeout(r, slowMs)) : undefined);
+        return { ...sql, query: async (text, params) => (await stall(text), sql.query(text, params)) } as SqlBackend;
+      },
+    });
+  });
+  afterAll(() => svc?.close());
+
+  it("keeps its Idempotency-Key held until the write ends: a retry meanwhile is 409, after it the post's replay, never a second post", async () => {
+    const create = () => svc.post("/api/v1/posts", { actor: "i-slow", json: { text: "slow" }, headers: { "idempotency-key": "key-slow" } });
+    slowMs = 1_000;
+    const first = await create();
+    expect(first.status).toBe(503);
+    slowMs = 0;
+    // The 503 says the outcome is unknown, not that the request failed: releasing the key here would let this retry
+    // write a second post while the first still commits.
+    expect((await create()).json.error.code).toBe("IDEMPOTENCY_IN_PROGRESS");
+    await new Promise((r) => setTimeout(r, 1_200));
+    const retry = await create();
+    expect(retry.status).toBe(201);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect((await svc.get("/api/v1/posts", { actor: "i-slow" })).json.data.items).toHaveLength(1);
+  });
 });
