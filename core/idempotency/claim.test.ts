@@ -9,6 +9,8 @@ import {
   completeIdempotencyClause,
   completeIdempotencyKey,
   releaseIdempotencyKey,
+  type HeldKey,
+  type IdempotencyOptions,
   type IdempotencyScope,
 } from "./claim";
 
@@ -26,6 +28,12 @@ const newScope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
 
 describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", (backend) => {
   let db: TestDatabase;
+  /** Claims a key that must be free, and answers the held key. */
+  const claim = async (scope: IdempotencyScope, fingerprint: string, now: Date, options?: IdempotencyOptions): Promise<HeldKey> => {
+    const outcome = await claimIdempotencyKey(db, scope, fingerprint, now, options);
+    if (outcome.kind !== "claimed") throw new Error(`expected a claim, got ${outcome.kind}`);
+    return outcome.held;
+  };
   beforeAll(async () => {
     db = await migratedDatabase(backend);
   });
@@ -34,7 +42,7 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
   });
 
   it("the first request with a key claims it", async () => {
-    expect(await claimIdempotencyKey(db, newScope(), "fp1", at())).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, newScope(), "fp1", at())).toMatchObject({ kind: "claimed" });
   });
 
   it("a claim costs exactly one SQL statement", async () => {
@@ -45,8 +53,8 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("a sequential duplicate after success replays the stored status and body", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await completeIdempotencyKey(db, scope, 201, { postId: "3kabc", nested: { n: 1 } }, at());
+    const held = await claim(scope, "fp1", at());
+    await completeIdempotencyKey(db, held, 201, { postId: "3kabc", nested: { n: 1 } }, at());
     expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({
       kind: "replay",
       status: 201,
@@ -56,8 +64,8 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("the same key with a different body is a mismatch", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
+    const held = await claim(scope, "fp1", at());
+    await completeIdempotencyKey(db, held, 201, { postId: "x" }, at());
     expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "mismatch" });
   });
 
@@ -75,23 +83,23 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("a released key can be claimed again, with any body", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await releaseIdempotencyKey(db, scope);
-    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "claimed" });
+    const held = await claim(scope, "fp1", at());
+    await releaseIdempotencyKey(db, held);
+    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toMatchObject({ kind: "claimed" });
   });
 
   it("releasing does not drop a completed result", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
-    await releaseIdempotencyKey(db, scope);
+    const held = await claim(scope, "fp1", at());
+    await completeIdempotencyKey(db, held, 201, { postId: "x" }, at());
+    await releaseIdempotencyKey(db, held);
     expect(await claimIdempotencyKey(db, scope, "fp1", at())).toMatchObject({ kind: "replay" });
   });
 
   it("keys are kept 24 hours: an expired key can be claimed again", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
+    const held = await claim(scope, "fp1", at());
+    await completeIdempotencyKey(db, held, 201, { postId: "x" }, at());
     const [row] = await db.query<{ hours: number }>(
       `SELECT round(extract(epoch FROM expires_at - $5::timestamptz) / 3600)::int AS hours FROM idempotency_keys
         WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4`,
@@ -103,33 +111,33 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
         WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4`,
       [scope.appId, scope.actor, scope.route, scope.key, at().toISOString()],
     );
-    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, scope, "fp2", at())).toMatchObject({ kind: "claimed" });
   });
 
   it("a key with a short injected lifetime expires after it", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at(), { ttlMs: 60_000 });
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at(), { ttlMs: 500 });
+    const held = await claim(scope, "fp1", at(), { ttlMs: 60_000 });
+    await completeIdempotencyKey(db, held, 201, { postId: "x" }, at(), { ttlMs: 500 });
     expect(await claimIdempotencyKey(db, scope, "fp1", at(499))).toMatchObject({ kind: "replay" });
-    expect(await claimIdempotencyKey(db, scope, "fp1", at(500))).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(500))).toMatchObject({ kind: "claimed" });
   });
 
   it("a running claim whose lease lapsed (its process died) can be taken over", async () => {
     const scope = newScope();
     await claimIdempotencyKey(db, scope, "fp1", at(), { leaseMs: 500 });
     expect(await claimIdempotencyKey(db, scope, "fp1", at(499))).toEqual({ kind: "in-progress" });
-    expect(await claimIdempotencyKey(db, scope, "fp1", at(500))).toEqual({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(500))).toMatchObject({ kind: "claimed" });
     // The new claim has a fresh lease.
     expect(await claimIdempotencyKey(db, scope, "fp1", at(1_000))).toEqual({ kind: "in-progress" });
   });
 
   it("scopes isolate: the same key under another tenant, actor or route is a separate claim", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await completeIdempotencyKey(db, scope, 201, { postId: "x" }, at());
-    expect(await claimIdempotencyKey(db, { ...scope, appId: "app2" }, "fp2", at())).toEqual({ kind: "claimed" });
-    expect(await claimIdempotencyKey(db, { ...scope, actor: "did:plc:bob" }, "fp2", at())).toEqual({ kind: "claimed" });
-    expect(await claimIdempotencyKey(db, { ...scope, route: "PATCH /api/v1/posts/{postId}" }, "fp2", at())).toEqual({
+    const held = await claim(scope, "fp1", at());
+    await completeIdempotencyKey(db, held, 201, { postId: "x" }, at());
+    expect(await claimIdempotencyKey(db, { ...scope, appId: "app2" }, "fp2", at())).toMatchObject({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, { ...scope, actor: "did:plc:bob" }, "fp2", at())).toMatchObject({ kind: "claimed" });
+    expect(await claimIdempotencyKey(db, { ...scope, route: "PATCH /api/v1/posts/{postId}" }, "fp2", at())).toMatchObject({
       kind: "claimed",
     });
   });
@@ -143,8 +151,8 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("50 parallel claims of an expired key yield exactly one claimed", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
-    await completeIdempotencyKey(db, scope, 201, { postId: "old" }, at(), { ttlMs: 1 });
+    const held = await claim(scope, "fp1", at());
+    await completeIdempotencyKey(db, held, 201, { postId: "old" }, at(), { ttlMs: 1 });
     const outcomes = await Promise.all(Array.from({ length: 50 }, () => claimIdempotencyKey(db, scope, "fp1", at(1))));
     expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
     expect(outcomes.some((o) => o.kind === "replay")).toBe(false);
@@ -163,10 +171,10 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("the completion clause embeds in the statement that does the work", async () => {
     const scope = newScope();
-    await claimIdempotencyKey(db, scope, "fp1", at());
+    const held = await claim(scope, "fp1", at());
     const p = placeholders();
     const marker = p.add("done-by-cte");
-    const text = `WITH done AS (${completeIdempotencyClause(p.add, scope, 201, { postId: "cte" }, at())} RETURNING 1)
+    const text = `WITH done AS (${completeIdempotencyClause(p.add, held, 201, { postId: "cte" }, at())} RETURNING 1)
       SELECT ${marker}::text AS marker, (SELECT count(*) FROM done)::int AS completed`;
     expect(await db.query(text, p.values)).toEqual([{ marker: "done-by-cte", completed: 1 }]);
     expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({ kind: "replay", status: 201, body: { postId: "cte" } });
@@ -174,8 +182,22 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
 
   it("completion only applies to a running claim", async () => {
     const scope = newScope();
-    await completeIdempotencyKey(db, scope, 201, { postId: "ghost" }, at());
-    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toEqual({ kind: "claimed" });
+    await completeIdempotencyKey(db, { ...scope, lockedUntil: at(60_000).toISOString() }, 201, { postId: "ghost" }, at());
+    expect(await claimIdempotencyKey(db, scope, "fp1", at())).toMatchObject({ kind: "claimed" });
+  });
+
+  it("a claim taken over after its lease lapsed is no longer the first holder's to release or complete", async () => {
+    const scope = newScope();
+    const first = await claim(scope, "fp1", at(), { leaseMs: 500 });
+    const second = await claim(scope, "fp1", at(500));
+    // The first request, stalled past its lease, fails late: the key stays with the second.
+    await releaseIdempotencyKey(db, first);
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(600))).toEqual({ kind: "in-progress" });
+    // Nor does its late success answer for the second.
+    await completeIdempotencyKey(db, first, 201, { postId: "first" }, at(700));
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(800))).toEqual({ kind: "in-progress" });
+    await completeIdempotencyKey(db, second, 201, { postId: "second" }, at(900));
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(1_000))).toEqual({ kind: "replay", status: 201, body: { postId: "second" } });
   });
 });
 

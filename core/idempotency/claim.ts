@@ -9,9 +9,18 @@ export interface IdempotencyScope {
   key: string;
 }
 
+/**
+ * A key this request claimed: its scope and the lease it took, which fences its release and completion. After the
+ * lease lapsed another request may take the key over with a later lease; the first one's late failure or success
+ * then touches nothing of the new holder's.
+ */
+export interface HeldKey extends IdempotencyScope {
+  lockedUntil: string;
+}
+
 /** What claiming a key found. */
 export type ClaimOutcome =
-  | { kind: "claimed" }
+  | { kind: "claimed"; held: HeldKey }
   | { kind: "replay"; status: number; body: unknown }
   | { kind: "in-progress" }
   | { kind: "mismatch" };
@@ -85,30 +94,32 @@ export const claimIdempotencyKey = async (
   now: Date,
   options: IdempotencyOptions = {},
 ): Promise<ClaimOutcome> => {
+  const lockedUntil = new Date(now.getTime() + (options.leaseMs ?? idempotencyLeaseMs)).toISOString();
   const [row] = await sql.query<ClaimRow>(claimSql, [
     scope.appId,
     scope.actor,
     scope.route,
     scope.key,
     fingerprint,
-    new Date(now.getTime() + (options.leaseMs ?? idempotencyLeaseMs)).toISOString(),
+    lockedUntil,
     new Date(now.getTime() + (options.ttlMs ?? idempotencyTtlMs)).toISOString(),
     options.pruneChance ?? 0.01,
     now.toISOString(),
   ]);
   if (!row) throw new Error("idempotency claim returned no row");
-  if (row.claimed) return { kind: "claimed" };
+  if (row.claimed) return { kind: "claimed", held: { ...scope, lockedUntil } };
   if (row.state === null) return { kind: "in-progress" };
   if (row.fingerprint !== fingerprint) return { kind: "mismatch" };
   if (row.state === "done") return { kind: "replay", status: Number(row.response_status), body: row.response_body };
   return { kind: "in-progress" };
 };
 
-/** Frees a running claim at once (the request failed), so the client can fix the request and retry. */
-export const releaseIdempotencyKey = async (sql: Sql, scope: IdempotencyScope): Promise<void> => {
+/** Frees this request's running claim at once (the request failed), so the client can fix the request and retry. */
+export const releaseIdempotencyKey = async (sql: Sql, held: HeldKey): Promise<void> => {
   await sql.query(
-    "DELETE FROM idempotency_keys WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4 AND state = 'running'",
-    [scope.appId, scope.actor, scope.route, scope.key],
+    `DELETE FROM idempotency_keys WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4 AND state = 'running'
+        AND locked_until = $5::timestamptz`,
+    [held.appId, held.actor, held.route, held.key, held.lockedUntil],
   );
 };
 
@@ -119,7 +130,7 @@ export const releaseIdempotencyKey = async (sql: Sql, scope: IdempotencyScope): 
  */
 export const completeIdempotencyClause = (
   p: (value: SqlValue) => string,
-  scope: IdempotencyScope,
+  held: HeldKey,
   status: number,
   body: unknown,
   now: Date,
@@ -128,18 +139,18 @@ export const completeIdempotencyClause = (
   `UPDATE idempotency_keys
       SET state = 'done', response_status = ${p(status)}::integer, response_body = ${p(JSON.stringify(body ?? null))}::json,
           expires_at = ${p(new Date(now.getTime() + (options.ttlMs ?? idempotencyTtlMs)).toISOString())}::timestamptz
-    WHERE app_id = ${p(scope.appId)} AND actor = ${p(scope.actor)} AND route = ${p(scope.route)}
-      AND key = ${p(scope.key)} AND state = 'running'`;
+    WHERE app_id = ${p(held.appId)} AND actor = ${p(held.actor)} AND route = ${p(held.route)}
+      AND key = ${p(held.key)} AND state = 'running' AND locked_until = ${p(held.lockedUntil)}::timestamptz`;
 
 /** Standalone form of completeIdempotencyClause: one statement. */
 export const completeIdempotencyKey = async (
   sql: Sql,
-  scope: IdempotencyScope,
+  held: HeldKey,
   status: number,
   body: unknown,
   now: Date,
   options: Pick<IdempotencyOptions, "ttlMs"> = {},
 ): Promise<void> => {
   const p = placeholders();
-  await sql.query(completeIdempotencyClause(p.add, scope, status, body, now, options), p.values);
+  await sql.query(completeIdempotencyClause(p.add, held, status, body, now, options), p.values);
 };

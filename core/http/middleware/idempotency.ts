@@ -5,8 +5,8 @@ import {
   completeIdempotencyClause,
   completeIdempotencyKey,
   releaseIdempotencyKey,
+  type HeldKey,
   type IdempotencyClaim,
-  type IdempotencyScope,
 } from "../../idempotency/claim";
 import { fingerprint, parseIdempotencyKey } from "../../idempotency/idempotency-key";
 import { successBody, type Outcome } from "../outcome";
@@ -15,7 +15,7 @@ import { standingRateLimitHeaders } from "./rate-limit";
 
 /** The middleware's own record of a held key: whether the handler's write took the completion clause. */
 interface Held {
-  scope: IdempotencyScope;
+  key: HeldKey;
   completedInWrite: boolean;
 }
 
@@ -43,13 +43,13 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
       const outcome = await claimIdempotencyKey(call.sql, scope, fingerprint(call.body), call.deps.now());
       switch (outcome.kind) {
         case "claimed": {
-          const state: Held = { scope, completedInWrite: false };
+          const state: Held = { key: outcome.held, completedInWrite: false };
           held.set(call, state);
           const status = call.route.status;
           const claim: IdempotencyClaim = {
             completeClause: (p, answer) => {
               state.completedInWrite = true;
-              return completeIdempotencyClause(p, scope, status, successBody(answer), call.deps.now());
+              return completeIdempotencyClause(p, outcome.held, status, successBody(answer), call.deps.now());
             },
           };
           call.idempotency = claim;
@@ -67,12 +67,12 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
     after: async ({ event: call, response }) => {
       const state = held.get(call);
       if (!state || state.completedInWrite || response?.kind !== "json") return;
-      await completeIdempotencyKey(call.sql, state.scope, response.status, response.body, call.deps.now());
+      await completeIdempotencyKey(call.sql, state.key, response.status, response.body, call.deps.now());
     },
     onError: async ({ event: call }) => {
       const state = held.get(call);
       // A write that took the clause and then failed rolled it back with itself: the key is still running.
-      if (state) await releaseIdempotencyKey(call.sql, state.scope);
+      if (state) await releaseIdempotencyKey(call.sql, state.key);
     },
   };
 };
