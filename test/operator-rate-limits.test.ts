@@ -41,6 +41,35 @@ describe.each(edgeMatrix)("rate limits the operator set, over $name", ({ driver,
     expect(policy(await svc.get("/api/v1/audio", { token: null }))).toBe('"ip";q=2;w=30, "aggregate-ip";q=600;w=60');
   });
 
+  describe("every route is limited: a request refused before its limits were taken still counts, and past the limit the 429 wins", () => {
+    it("writes refused for their body count against the actor's writes", async () => {
+      const ip = "198.51.100.50";
+      for (let left = 2; left >= 0; left--) {
+        const bad = await svc.post("/api/v1/posts", { actor: "op-bad-1", ip, json: { text: 5 } });
+        expect(bad.status).toBe(400);
+        expect(bad.headers.ratelimit).toBe(`"actor";r=${left};t=120`);
+      }
+      const next = await write("op-bad-1", ip);
+      expect(next.status).toBe(429);
+      expect(next.json.error.message).toContain("per acting actor");
+    });
+
+    it("anonymous playback refused for its query counts against the client IP's playback", async () => {
+      const ip = "198.51.100.51";
+      for (let i = 0; i < 2; i++) expect((await svc.get("/api/v1/audio?url=blobs/x&exp=1&sig=x&bogus=1", { token: null, ip })).status).toBe(400);
+      expect((await svc.get("/api/v1/audio?url=blobs/x&exp=1&sig=x&bogus=1", { token: null, ip })).status).toBe(429);
+    });
+
+    it("writes refused for a bad service token count against the client IP's aggregate writes", async () => {
+      const ip = "198.51.100.52";
+      const wrong = "not-a-token-of-any-tenant-000000000000000";
+      for (let i = 0; i < 4; i++) expect((await svc.post("/api/v1/posts", { actor: "op-bad-3", ip, token: wrong, json: { text: "x" } })).status).toBe(401);
+      const fifth = await svc.post("/api/v1/posts", { actor: "op-bad-3", ip, token: wrong, json: { text: "x" } });
+      expect(fifth.status).toBe(429);
+      expect(fifth.headers["ratelimit-policy"]).toBe('"aggregate-ip";q=4;w=300');
+    });
+  });
+
   it("a 429's message names the limit hit by class, key and window, as RateLimit-Policy names it", async () => {
     for (let i = 0; i < 3; i++) expect((await write("op-m-1")).status).toBe(201);
     const byActor = await write("op-m-1");

@@ -9,20 +9,28 @@ import type { RateLimitRequest } from "../../rate-limit/take-rate-limits";
 import { peekRateLimits } from "../../rate-limit/peek-rate-limits";
 import type { RouteCall } from "../route-call";
 
-/** The route's limiters for this call: its own (keyed on the actor, the tenant or the client IP) and the aggregate IP one. */
+/**
+ * The route's limiters for this call: its own (keyed on the actor, the tenant or the client IP) and the aggregate IP
+ * one. A request refused before it was known who calls (no valid token, no acting actor on a write) has only the
+ * aggregate one.
+ */
 const limitersOf = (call: RouteCall): RateLimitRequest[] => {
   const cls = call.route.rateLimit;
   if (!cls) return [];
   const policies = call.deps.config.rateLimits;
-  const [keyedOn, caller] = call.tenant
+  const caller = call.tenant
     ? call.actor
       ? (["actor", `${call.tenant.appId}:${call.actor}`] as const)
-      : (["tenant", call.tenant.appId] as const)
-    : (["ip", call.clientIp] as const);
-  const own = policyOf(policies, cls, keyedOn);
+      : cls === "read"
+        ? (["tenant", call.tenant.appId] as const)
+        : undefined
+    : call.route.auth === "anonymous"
+      ? (["ip", call.clientIp] as const)
+      : undefined;
   const aggregate = policyOf(policies, cls, "aggregate-ip");
+  const own = caller && policyOf(policies, cls, caller[0]);
   return [
-    { name: keyedOn, key: `${cls}:${keyedOn}:${caller}`, limit: own.limit, windowMs: own.windowMs },
+    ...(caller && own ? [{ name: caller[0], key: `${cls}:${caller[0]}:${caller[1]}`, limit: own.limit, windowMs: own.windowMs }] : []),
     { name: "aggregate-ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: aggregate.limit, windowMs: aggregate.windowMs },
   ];
 };
@@ -47,10 +55,12 @@ export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<
  */
 export const rateLimit = (): MiddlewareObj<RouteCall> => {
   const pending = new WeakMap<RouteCall, () => Promise<void>>();
+  const taking = new WeakSet<RouteCall>();
   return {
     before: async ({ event: call }) => {
       const cls = call.route.rateLimit;
       if (!cls) return;
+      taking.add(call);
       const hits = limitersOf(call);
       const admit = ({ allowed, results }: RateLimitOutcome) => {
         // On a denial the headers include Retry-After.
@@ -69,8 +79,17 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       await pending.get(call)?.();
     },
     onError: async (request) => {
-      const take = pending.get(request.event);
+      const call = request.event;
+      const take = pending.get(call);
       if (take) await take().catch((error: unknown) => void (request.error = error as Error));
+      const cls = call.route.rateLimit;
+      if (!cls || taking.has(call)) return;
+      // Refused before its limits were taken (no valid token, bad input, a key in use): every route is limited, so
+      // it still counts, and past the limit the 429 wins. A take that fails leaves the refusal as it is.
+      const outcome = await takeRateLimits(call.sql, limitersOf(call), call.deps.now()).catch(() => undefined);
+      if (!outcome) return;
+      Object.assign(call.responseHeaders, rateLimitHeaders(outcome.results));
+      if (!outcome.allowed) request.error = new DomainError("RATE_LIMITED", refusalMessage(cls, outcome.results));
     },
   };
 };
