@@ -4,6 +4,8 @@ import { serviceMatrix } from "./support/service-matrix";
 import { startTestService, type TestService } from "./support/test-service";
 import type { SqlBackend } from "../core/sql/port";
 import { backends } from "./support/databases";
+import { audioFixture } from "./support/audio-fixtures";
+import { multipartBody } from "./support/multipart-body";
 
 describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name", ({ driver, sql }) => {
   let svc: TestService;
@@ -150,5 +152,36 @@ describe("a create answered 503 at its request deadline while its write still ru
     expect(retry.status).toBe(201);
     expect(retry.headers["idempotent-replayed"]).toBe("true");
     expect((await svc.get("/api/v1/posts", { actor: "i-slow" })).json.data.items).toHaveLength(1);
+  });
+});
+
+describe("a PATCH replayed hours after its first answer", () => {
+  let svc: TestService;
+  let offsetMs = 0;
+  beforeAll(async () => {
+    svc = await startTestService({ driver: "node", sql: backends[0]!.open, now: () => new Date(Date.now() + offsetMs) });
+  });
+  afterAll(() => svc?.close());
+
+  it("is the stored answer with its playback URL signed again, so the audio it names still plays", async () => {
+    const clip = await audioFixture("audio/wav");
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: clip.bytes, type: "audio/wav" }]);
+    const blob = (await svc.post("/api/v1/audio/upload", { actor: "i-late", body, headers: { "content-type": contentType } })).json.data.blob;
+    const post = await createPost(svc, "i-late", { text: "late", embed: { $type: "dev.svc.embed.audio", audio: blob } });
+    const patch = () =>
+      svc.call("PATCH", `/api/v1/posts/${post.uri.split("/").pop()}`, { actor: "i-late", json: { processing: { waveform: true } }, headers: { "idempotency-key": "key-late" } });
+    const first = await patch();
+    expect(first.status).toBe(202);
+    offsetMs = 2 * 3600_000;
+    const replay = await patch();
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    const url = replay.json.data.embed.url as string;
+    expect(url).not.toBe(first.json.data.embed.url);
+    expect((await svc.get(url.slice(svc.baseUrl.length), { token: null })).status).toBe(200);
+    // Nothing else of the stored answer changed.
+    expect({ ...replay.json, data: { ...replay.json.data, embed: { ...replay.json.data.embed, url: "" } } }).toEqual({
+      ...first.json,
+      data: { ...first.json.data, embed: { ...first.json.data.embed, url: "" } },
+    });
   });
 });

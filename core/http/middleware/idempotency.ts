@@ -12,12 +12,19 @@ import { fingerprint, parseIdempotencyKey } from "../../idempotency/idempotency-
 import { successBody, type Outcome } from "../outcome";
 import type { RouteCall } from "../route-call";
 import { standingRateLimitHeaders } from "./rate-limit";
+import { refreshPlaybackUrls } from "../../audio/refresh-playback-urls";
 
 /** The middleware's own record of a held key: whether the handler's write took the completion clause. */
 interface Held {
   key: HeldKey;
   completedInWrite: boolean;
 }
+
+/** The stored answer, its playback URLs signed again (refresh-playback-urls.ts). */
+const replayed = (body: unknown, call: RouteCall): unknown => {
+  const { publicBaseUrl, playbackSigningKey } = call.deps.config;
+  return publicBaseUrl && playbackSigningKey ? refreshPlaybackUrls(body, { baseUrl: publicBaseUrl, secret: playbackSigningKey, now: call.deps.now() }) : body;
+};
 
 /**
  * The route a key is scoped to: the route and its path parameters, so a PATCH's key belongs to that one post (the
@@ -57,7 +64,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
         }
         case "replay":
           Object.assign(call.responseHeaders, await standingRateLimitHeaders(call), { "Idempotent-Replayed": "true" });
-          return { kind: "json", status: outcome.status, body: outcome.body, headers: {} } satisfies Outcome;
+          return { kind: "json", status: outcome.status, body: replayed(outcome.body, call), headers: {} } satisfies Outcome;
         case "in-progress":
           throw new DomainError("IDEMPOTENCY_IN_PROGRESS", "a request with this Idempotency-Key is still in progress");
         case "mismatch":
