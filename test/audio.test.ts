@@ -82,6 +82,14 @@ describe.each(serviceMatrix)("audio over $name", ({ driver, sql }) => {
     expect(await storedBlobs()).toBe(before);
   });
 
+  it.each([null, ""])("the part named file is the upload without a filename too (filename %j: RFC 7578 makes it optional)", async (filename) => {
+    const wav = (await audioFixture("audio/wav")).bytes;
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: wav, type: "audio/wav", filename }]);
+    const res = await svc.post("/api/v1/audio/upload", { actor: "u-nameless", body, headers: { "content-type": contentType } });
+    expect(res.status).toBe(201);
+    expect(res.json.data.blob.ref.$link).toBe(independentCid(wav));
+  });
+
   it("two parts, or a missing file field, are 400 VALIDATION_ERROR", async () => {
     const wav = (await audioFixture("audio/wav")).bytes;
     const two = await multipartBody([

@@ -4,7 +4,7 @@
  * as they reach busboy (a `data` listener ahead of busboy's, dropped once the header is seen: no stream of its own
  * for the whole body to pass through), so it has seen the header by the time busboy announces the part.
  */
-// Busboy caps part headers at 16 KiB; a preamble beyond this much is not worth scanning.
+// Part headers are capped at 16 KiB (read-multipart-file.ts); a preamble beyond this much is not worth scanning.
 const scanLimitBytes = 64 * 1024;
 
 export interface ContentTypeTap {

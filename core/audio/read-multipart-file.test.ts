@@ -24,6 +24,14 @@ describe("reading the multipart file part", () => {
     }
   });
 
+  it("the part named `file` is the upload with no filename, or an empty one: RFC 7578 makes it optional", async () => {
+    for (const filename of [undefined, ""]) {
+      const file = await readMultipartFile(multipartRequest([{ name: "file", filename, contentType: "audio/wav", data: audio }]));
+      expect(file.mimeType).toBe("audio/wav");
+      expect(await collect(file.stream)).toEqual(audio);
+    }
+  });
+
   it("a part without Content-Type gives an empty type (refused later as unsupported)", async () => {
     const file = await readMultipartFile(multipartRequest([{ name: "file", filename: "a", data: audio }]));
     expect(file.mimeType).toBe("");

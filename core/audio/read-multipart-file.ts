@@ -1,6 +1,6 @@
-/** Streams the single `file` part of a multipart/form-data upload without buffering it (busboy). */
+/** Streams the single `file` part of a multipart/form-data upload without buffering it (@fastify/busboy). */
 import { PassThrough, type Readable } from "node:stream";
-import busboy from "busboy";
+import { Busboy } from "@fastify/busboy";
 import { DomainError, validationError } from "../domain-error";
 import type { HttpRequest } from "../http-message/http-message";
 import { maxUploadBytes } from "../records/accepted-types";
@@ -18,7 +18,17 @@ export interface MultipartFile {
   stream: Readable;
 }
 
-const onePart = 'expected exactly one part: a file field named "file" (with a filename)';
+const onePart = 'expected exactly one part: a file field named "file"';
+
+/**
+ * The part named `file` is the upload whether or not it names a filename (RFC 7578 makes one optional: curl's
+ * `-F 'file=<clip.wav'` sends none); any other part is a file by the parser's usual rule, so it is refused by name.
+ */
+const isPartAFile = (name: string | undefined, contentType: string | undefined, filename: string | undefined) =>
+  name === "file" || contentType === "application/octet-stream" || filename !== undefined;
+
+/** Longer part headers are cut off: well inside the 64 KiB the first part's raw Content-Type is looked for in. */
+const maxPartHeaderBytes = 16 * 1024;
 
 /**
  * Resolves when the `file` part starts; rejects with VALIDATION_ERROR for a missing `file`, another field first,
@@ -30,11 +40,14 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
   if (!/^multipart\/form-data\s*;/i.test(contentType) || !boundary) {
     return Promise.reject(validationError("expected a multipart/form-data body with a boundary"));
   }
-  // parts: 2, not 1: busboy raises partsLimit when the Nth part *ends*, so 1 would fire on every upload.
-  // fileSize: maxBytes + 1, as busboy raises 'limit' on reaching the limit, not on passing it.
-  let parser: busboy.Busboy;
+  // The parser raises each limit on passing it: a second part, a second file, any field, one byte over maxBytes.
+  let parser: Busboy;
   try {
-    parser = busboy({ headers: { "content-type": contentType }, limits: { files: 1, fields: 0, parts: 2, fileSize: maxBytes + 1 } });
+    parser = new Busboy({
+      headers: { "content-type": contentType },
+      isPartAFile,
+      limits: { files: 1, fields: 0, parts: 1, fileSize: maxBytes, headerSize: maxPartHeaderBytes },
+    });
   } catch (error) {
     return Promise.reject(validationError(`malformed multipart content type: ${(error as Error).message}`));
   }
@@ -57,7 +70,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       else reject(error);
     };
 
-    parser.on("file", (name, file, info) => {
+    parser.on("file", (name, file, filename) => {
       file.on("error", () => undefined);
       if (failed || out) {
         file.resume();
@@ -74,14 +87,14 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       out.on("error", () => undefined);
       file.on("limit", () => fail(fileTooLarge(maxBytes)));
       file.pipe(out, { end: false });
-      resolve({ mimeType: tap.contentType() ?? "", filename: info.filename, stream: out });
+      resolve({ mimeType: tap.contentType() ?? "", filename, stream: out });
     });
     parser.on("fieldsLimit", () => fail(validationError(`unexpected non-file field: ${onePart}`)));
     parser.on("filesLimit", () => fail(validationError(`more than one file: ${onePart}`)));
     parser.on("partsLimit", () => fail(validationError(`more than one part: ${onePart}`)));
     parser.on("error", (error: Error) => fail(validationError(`malformed multipart body: ${error.message}`)));
     body.on("error", (error: Error) => fail(validationError(`request body failed: ${error.message}`)));
-    parser.on("close", () => {
+    parser.on("finish", () => {
       if (failed) return;
       if (!out) fail(validationError(`missing "file": ${onePart}`, [{ path: ["file"], message: "Required" }]));
       else out.end();

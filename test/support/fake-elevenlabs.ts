@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import busboy from "busboy";
+import { Busboy } from "@fastify/busboy";
 
 export interface SeenRequest {
   path: string;
@@ -102,14 +102,14 @@ export async function startFakeElevenLabs(options: { isolated: Buffer; apiKey?: 
       req.on("end", () => void answer());
       return;
     }
-    const parser = busboy({ headers: req.headers });
+    const parser = new Busboy({ headers: req.headers as { "content-type": string } });
     parser.on("field", (name, value) => (request.fields[name] = value));
-    parser.on("file", (name, stream, info) => {
+    parser.on("file", (name, stream, _filename, _encoding, mimeType) => {
       let size = 0;
       stream.on("data", (chunk: Buffer) => (size += chunk.length));
-      stream.on("end", () => (request.files[name] = { size, mimeType: info.mimeType }));
+      stream.on("end", () => (request.files[name] = { size, mimeType }));
     });
-    parser.on("close", () => void answer());
+    parser.on("finish", () => void answer());
     req.pipe(parser);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
