@@ -317,6 +317,12 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       const hooks = receiver.received.filter((h) => h.json.postId === created.json.data.postId);
       expect(hooks.map((h) => `${h.json.stage}:${h.json.status}`).sort()).toEqual(["denoise:skipped", "normalize:skipped", "transcribe:skipped", "trim:skipped", "waveform:skipped"]);
       for (const hook of hooks) expect(verifyWebhook(hook.body, hook.headers, webhookSecret).payload.originAppId).toBe("alpha");
+      // Each delivery's outcome is recorded (on the Data API too, where a uuid needs its cast), so no sweep sends it again.
+      const outcomes = await svc.deps.sql.query<{ outcome: string | null }>(
+        "SELECT outcome FROM webhook_events WHERE app_id = 'alpha' AND rkey = $1",
+        [created.json.data.postId],
+      );
+      expect(outcomes.map((row) => row.outcome)).toEqual(Array(5).fill("delivered"));
     });
   });
 });

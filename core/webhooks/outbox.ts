@@ -47,7 +47,8 @@ export interface OutboxDeps {
  * was taken with (the `claim` placeholder). An operator's reopen or the sweep's next claim moves `claimed_until`,
  * and a delivery that ends after either (a slow receiver, a frozen Lambda) must not overwrite what came after it.
  */
-const stillClaimed = (claim: string) => `event_id = $1 AND outcome IS NULL AND claimed_until = ${claim}::timestamptz`;
+// $1::uuid: the Data API binds a string as text, and Postgres compares no uuid with text.
+const stillClaimed = (claim: string) => `event_id = $1::uuid AND outcome IS NULL AND claimed_until = ${claim}::timestamptz`;
 
 /**
  * The next round is due `min(cap, base * 2^rounds)` after this one (rounds spent before it: 0 after the quick
