@@ -591,7 +591,7 @@ const rows = [
     required: false,
     scopes: ["host"],
     rule: "Milliseconds between the Node host's sweeps (lapsed leases and stale pending stages re-dispatched, undelivered webhook events sent)",
-    description: "Milliseconds between the Node host's sweeps, which re-dispatch the stages of lapsed leases and deliver webhook events left undelivered (on AWS a schedule runs the sweep every minute)",
+    description: "Milliseconds between the Node host's sweeps, which re-dispatch the stages of lapsed leases and deliver webhook events left undelivered (on AWS a schedule runs the sweep every 5 minutes)",
     parse: milliseconds,
     default: 30_000,
   }),
