@@ -108,8 +108,11 @@ export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100): Pro
   );
   for (const event of givenUp) deps.log.warn("webhook given up: undelivered past the give-up age", { ...event });
   await deps.sql.query(
+    // The condition again outside the subquery: an event an operator reopens meanwhile is open when its row is
+    // deleted, and Postgres rechecks only the outer WHERE of a row that changed under the statement.
     `DELETE FROM webhook_events
-      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NOT NULL AND settled_at < $1::timestamptz
+      WHERE outcome IS NOT NULL AND settled_at < $1::timestamptz
+        AND event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NOT NULL AND settled_at < $1::timestamptz
                           ORDER BY settled_at LIMIT $2)`,
     [new Date(now.getTime() - deps.retry.retentionMs).toISOString(), pruneLimit],
   );
