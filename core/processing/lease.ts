@@ -83,14 +83,16 @@ export const keepLease = (
 
 /**
  * A post whose job could not be queued: a lease of no pass, lapsed at `now`, so the next sweep dispatches its pending
- * stages as it does a dead pass's (a retried request changes nothing and dispatches nothing). A held lease is left.
+ * stages as it does a dead pass's (a retried request changes nothing and dispatches nothing). A held lease is left; a
+ * lapsed one (a killed pass's, never released) is replaced, since the sweep counts only a lease that lapsed after the
+ * stage was queued.
  */
 export const leaveToSweep = async (sql: Sql, appId: string, rkey: string, now: Date): Promise<void> => {
   await sql.query(
     `INSERT INTO post_enrichment AS e (app_id, rkey, lease_token, lease_until) SELECT $1, $2, $3, $4::timestamptz
       WHERE EXISTS (SELECT 1 FROM posts WHERE app_id = $1 AND rkey = $2)
      ON CONFLICT (app_id, rkey) DO UPDATE SET lease_token = excluded.lease_token, lease_until = excluded.lease_until
-      WHERE e.lease_until IS NULL`,
+      WHERE e.lease_until IS NULL OR e.lease_until <= $4::timestamptz`,
     [appId, rkey, randomUUID(), now.toISOString()],
   );
 };

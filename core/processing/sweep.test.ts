@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "../../test/support/databases";
 import { quietLog, startEnrichmentHarness, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import type { Dispatcher } from "./dispatcher";
-import { acquireLease, releaseLease } from "./lease";
+import { acquireLease, leaveToSweep, releaseLease } from "./lease";
 import type { Job } from "./job";
 import { pendingLapseMs, sweep } from "./sweep";
 
@@ -35,6 +35,16 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
     expect(dispatched.filter((j) => j.postId === post.postId)).toHaveLength(1);
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
     expect(h.hooksFor(post.postId).map((hook) => [hook.json.stage, hook.json.status])).toEqual([["waveform", "failed"]]);
+  });
+
+  it("a post whose job could not be queued is dispatched at the next sweep, though a killed pass's lapsed lease was left on it", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const now = Date.now();
+    // A pass killed two hours ago: its lease lapsed and was never released.
+    await acquireLease(h.sql, "alpha", post.postId, new Date(now - 2 * 3600_000), leaseMs);
+    await leaveToSweep(h.sql, "alpha", post.postId, new Date(now));
+    await sweep(deps(), new Date(now + 30_000));
+    expect(dispatched.filter((j) => j.postId === post.postId)).toEqual([{ appId: "alpha", postId: post.postId }]);
   });
 
   it("a stage whose post has a live lease is not lapsed", async () => {
