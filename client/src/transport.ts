@@ -36,8 +36,18 @@ export interface Call {
   signal?: AbortSignal;
 }
 
-/** Headers carry bytes: the actor id goes out as its UTF-8 bytes, as the service reads it. */
-const headerValue = (value: string): string => String.fromCharCode(...new TextEncoder().encode(value));
+/**
+ * Headers carry bytes: the actor id goes out as its UTF-8 bytes, as the service reads it. One with a control
+ * character (a line break, NUL) can go in no header: it is refused here, at once and never retried, as the service
+ * refuses one (400 VALIDATION_ERROR), rather than failing inside fetch as if the network had.
+ */
+const headerValue = (name: string, value: string): string => {
+  if (/[\u0000-\u001f\u007f]/u.test(value)) {
+    const issues = [{ path: ["headers", name], message: "must not contain control characters" }];
+    throw new SvcError({ status: 400, code: "VALIDATION_ERROR", message: `${name} must not contain control characters`, requestId: null, issues });
+  }
+  return String.fromCharCode(...new TextEncoder().encode(value));
+};
 
 export const urlOf = (baseUrl: string, path: string, query: Call["query"] = {}): string => {
   const params = new URLSearchParams();
@@ -82,8 +92,8 @@ export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T
 
 const attempt = async <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
   const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${transport.token}` };
-  if (who.actor !== undefined) headers["x-svc-acting-actor"] = headerValue(who.actor);
-  if (who.did !== undefined) headers["x-svc-acting-actor-did"] = headerValue(who.did);
+  if (who.actor !== undefined) headers["x-svc-acting-actor"] = headerValue("X-Svc-Acting-Actor", who.actor);
+  if (who.did !== undefined) headers["x-svc-acting-actor-did"] = headerValue("X-Svc-Acting-Actor-Did", who.did);
   if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
   let body: BodyInit | undefined;
   if (call.json !== undefined) {

@@ -32,7 +32,13 @@ export const vttTimestamp = (ms: number): string => {
   return `${pad(Math.floor(t / 3_600_000))}:${pad(Math.floor(t / 60_000) % 60)}:${pad(Math.floor(t / 1000) % 60)}.${pad(t % 1000, 3)}`;
 };
 
-const escapeCueText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/**
+ * Cue text as WebVTT may hold it: `&`, `<` and `>` escaped (so `-->` cannot end the timing either), and every line
+ * break one space, since a blank line ends the cue and a player would drop the rest (a transcript's segment can hold
+ * paragraph breaks).
+ */
+const escapeCueText = (text: string) =>
+  text.replace(/[ \t]*(?:\r\n|\r|\n)+[ \t]*/g, " ").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /**
  * Where each word starts in the segment's text, so cut cues keep the text's own spacing and punctuation; null when a

@@ -102,6 +102,17 @@ describe("the client against the real Node host", () => {
     expect(stranger.requests).toHaveLength(1);
   });
 
+  it("an actor id no header can carry (a line break, NUL) is refused before sending: a 400 VALIDATION_ERROR with no request id, never retried", async () => {
+    const { client: counted, requests } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
+    for (const actor of ["line\nbreak", "nul\u0000x"]) {
+      const error = await counted.as(actor).createPost({ text: "x" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SvcError);
+      expect(error).toMatchObject({ status: 400, code: "VALIDATION_ERROR", requestId: null, issues: [{ path: ["headers", "X-Svc-Acting-Actor"] }] });
+    }
+    await expect(counted.as("alice", { did: "did:plc:a\rb" }).getPost("3kabcdefghijk")).rejects.toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+    expect(requests).toHaveLength(0);
+  });
+
   it("a 429 whose Retry-After passes the cap fails at once, with retryAfter in seconds", async () => {
     const { client: counted, requests, delays } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
     const carol = counted.as(freshActor("carol"));

@@ -35,6 +35,14 @@ describe("toWebVTT", () => {
     expect(cuesOf(vtt)[0]!.text).toBe("a &lt;b&gt; &amp; c --&gt; d");
   });
 
+  it("keeps a segment's text in its cue across paragraph breaks: a line break is a space, since a blank line ends a cue", () => {
+    for (const text of ["Para one.\n\nPara two.", "line one\r\rline two", "one\r\n\r\ntwo \n three"]) {
+      const cues = cuesOf(toWebVTT({ segments: [{ startMs: 0, endMs: 1000, text }] }));
+      expect(cues).toHaveLength(1);
+      expect(cues[0]!.text).toBe(text.replace(/\s*[\r\n]+\s*/g, " "));
+    }
+  });
+
   it("names the speaker with a voice span where the segment has one", () => {
     expect(cuesOf(toWebVTT({ segments: [{ startMs: 0, endMs: 1000, text: "Hi.", speaker: "speaker_0" }] }))[0]!.text).toBe("<v speaker_0>Hi.");
   });
