@@ -6,7 +6,8 @@ export interface Thread {
   replies: PostView[];
 }
 
-const feedLength = 20;
+/** Ten prompts: a load's reads (one a prompt, one an author) then fit three loads in the default 60 reads a minute. */
+const feedLength = 10;
 
 /**
  * The feed as `viewer` sees it: the app's prompts newest first, each with its thread. Every view is the service's

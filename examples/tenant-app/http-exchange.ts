@@ -41,7 +41,11 @@ export const sendJson = (res: ServerResponse, status: number, body: unknown, hea
 /** The page sees the service's error code and message, never more (no token, no stack). */
 export const sendError = (res: ServerResponse, error: unknown) => {
   if (res.headersSent) return void res.destroy();
-  if (error instanceof SvcError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
+  if (error instanceof SvcError) {
+    const { retryAfter } = error;
+    const wait = retryAfter === undefined ? {} : { retryAfter };
+    return sendJson(res, error.status, { error: { code: error.code, message: error.message, ...wait } }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
+  }
   if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
   sendJson(res, 502, { error: { code: "UPSTREAM", message: "the service could not be reached" } });
 };

@@ -39,14 +39,18 @@ const sessionCookie = "demo_user";
  */
 export const startTenantApp = async (options: TenantAppOptions) => {
   const svc = createClient(options.service);
+  // The feed is many reads at once: a refusal (the viewer's reads for the minute spent) answers the page at once with
+  // when to try again, rather than holding the request through the client's waits.
+  const feedSvc = createClient({ ...options.service, maxRetries: 0 });
   const state = appState(options.stateFile);
   const live = liveSettles(options.webhookSecret);
 
-  const viewer = (req: IncomingMessage): SvcClient => {
+  const viewerName = (req: IncomingMessage): string => {
     const name = cookieOf(req, sessionCookie);
     if (!name) throw new HttpError(401, "SIGN_IN", "sign in first");
-    return svc.as(name);
+    return name;
   };
+  const viewer = (req: IncomingMessage): SvcClient => svc.as(viewerName(req));
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse, id: string) => Promise<void>> = {
     "GET /api/session": async (req, res) => sendJson(res, 200, { name: cookieOf(req, sessionCookie) ?? null, stages: stageNames }),
@@ -72,14 +76,15 @@ export const startTenantApp = async (options: TenantAppOptions) => {
       if (!reply) state.addPrompt(postId);
       sendJson(res, 201, { postId });
     },
-    "GET /api/feed": async (req, res) => sendJson(res, 200, { threads: await feedFor(viewer(req), state.prompts()) }),
+    "GET /api/feed": async (req, res) => sendJson(res, 200, { threads: await feedFor(feedSvc.as(viewerName(req)), state.prompts()) }),
     "GET /api/posts/:id": async (req, res, id) => sendJson(res, 200, { post: await viewer(req).getPost(id) }),
     "GET /api/posts/:id/captions.vtt": async (req, res, id) => {
       const post = await viewer(req).getPost(id);
       res.writeHead(200, { "content-type": "text/vtt; charset=utf-8", "cache-control": "no-store" });
       res.end(toWebVTT(post.embed?.transcript));
     },
-    "GET /api/events": async (req, res) => live.subscribe(req, res),
+    // Signed-in pages only: the stream names the tenant's posts and their stages.
+    "GET /api/events": async (req, res) => (viewer(req), live.subscribe(req, res)),
     "POST /webhooks": (req, res) => live.receive(req, res),
   };
 

@@ -12,7 +12,7 @@ const reasons = {
 const api = async (path, init = {}) => {
   const res = await fetch(path, init);
   const body = await res.json();
-  if (!res.ok) throw new Error(body.error?.message ?? res.statusText);
+  if (!res.ok) throw Object.assign(new Error(body.error?.message ?? res.statusText), { retryAfter: body.error?.retryAfter });
   return body;
 };
 const json = (method, body) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -47,18 +47,28 @@ $("sign-out").addEventListener("click", async () => {
 
 // Recording with MediaRecorder (or a picked file), previewed before posting.
 let recorder = null;
+let starting = false;
+const showElapsed = (seconds) => {
+  $("elapsed").textContent = `${seconds.toFixed(1)} s`;
+  $("elapsed").dataset.seconds = seconds.toFixed(1);
+};
 $("record").addEventListener("click", async () => {
   if (recorder?.state === "recording") return recorder.stop();
-  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  // A click while the microphone is being opened starts nothing more; the count starts again from zero.
+  if (starting) return;
+  starting = true;
+  showElapsed(0);
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  } finally {
+    starting = false;
+  }
   const chunks = [];
   recorder = new MediaRecorder(stream);
   recorder.addEventListener("dataavailable", (e) => e.data.size && chunks.push(e.data));
   const startedAt = performance.now();
-  const tick = setInterval(() => {
-    const seconds = (performance.now() - startedAt) / 1000;
-    $("elapsed").textContent = `${seconds.toFixed(1)} s`;
-    $("elapsed").dataset.seconds = seconds.toFixed(1);
-  }, 100);
+  const tick = setInterval(() => showElapsed((performance.now() - startedAt) / 1000), 100);
   recorder.addEventListener("stop", () => {
     clearInterval(tick);
     for (const track of stream.getTracks()) track.stop();
@@ -96,27 +106,42 @@ $("cancel-reply").addEventListener("click", endReply);
 
 // Upload through the BFF, then post with every stage the service offers.
 $("post").addEventListener("click", async () => {
+  if (!audio) return;
   $("post").disabled = true;
   try {
     say("Uploading…");
     const { blob } = await api("/api/audio", { method: "POST", headers: { "content-type": audio.type || "application/octet-stream" }, body: audio });
     say("Posting…");
     await api("/api/posts", json("POST", { text: $("text").value, audio: blob, replyTo: replyTo && postIdOf(replyTo) }));
-    $("text").value = "";
-    $("preview").hidden = true;
-    audio = null;
-    endReply();
-    say("Posted.");
-    await loadFeed();
   } catch (error) {
     say(`Not posted: ${error.message}`);
     $("post").disabled = false;
+    return;
   }
+  // Posted, whatever the feed's reload does next: it reports its own failure.
+  $("text").value = "";
+  $("preview").hidden = true;
+  audio = null;
+  endReply();
+  say("Posted.");
+  await loadFeed();
 });
 
-// The feed: prompts newest first, each thread's replies nested under the post they answer.
+// The feed: prompts newest first, each thread's replies nested under the post they answer. A refused load (the
+// viewer's reads for the minute spent) says so and tries again when the service says it may.
+let feedRetry;
 const loadFeed = async () => {
-  const { threads } = await api("/api/feed");
+  clearTimeout(feedRetry);
+  let threads;
+  try {
+    ({ threads } = await api("/api/feed"));
+  } catch (error) {
+    const wait = error.retryAfter ? ` Trying again in ${error.retryAfter} s.` : "";
+    $("feed-status").textContent = `The feed could not be loaded: ${error.message}.${wait}`;
+    if (error.retryAfter) feedRetry = setTimeout(loadFeed, error.retryAfter * 1000);
+    return;
+  }
+  $("feed-status").textContent = "";
   cards.clear();
   $("feed").replaceChildren(
     ...threads.map(({ post, replies }) => {
@@ -147,7 +172,8 @@ const render = (entry, post) => {
       h("span", { class: "stage", "data-stage": stage, "data-status": state.status, "data-live": heard.get(`${id}:${stage}`)?.status === state.status, title: state.reason ?? "" }, `${stage}: ${state.status}`),
     ),
   );
-  if (post.embed) entry.player = entry.player ? updatePlayer(entry.player, post.embed) : mountPlayer(entry.playerBox, id, post.embed);
+  const reread = async () => (await api(`/api/posts/${id}`)).post;
+  if (post.embed) entry.player = entry.player ? updatePlayer(entry.player, post.embed) : mountPlayer(entry.playerBox, id, post.embed, reread);
   const viewer = post.viewer;
   const reply = h("button", { type: "button", class: "reply", disabled: !viewer?.canReply, onclick: () => startReply(post) }, "Reply");
   const why = viewer && !viewer.canReply ? h("span", { class: "reply-reason", "data-reason": viewer.replyDisabledReason }, reasons[viewer.replyDisabledReason] ?? viewer.replyDisabledReason) : null;

@@ -12,12 +12,36 @@ const peaksOf = (waveform) => {
 
 /** The blob a playback URL names: its signature and expiry change every 15 minutes, its `url` only with the audio. */
 const blobOf = (url) => new URL(url).searchParams.get("url");
+/** When a signed playback URL stops playing (it lives 60 to 75 minutes). */
+const expiresAtMs = (url) => Number(new URL(url).searchParams.get("exp")) * 1000;
+
+/** Another source for the same <audio>, at the position it had once the new source knows its length. */
+const swapSource = (audio, url) => {
+  const at = audio.currentTime;
+  audio.src = url;
+  if (at > 0) audio.addEventListener("loadedmetadata", () => (audio.currentTime = at), { once: true });
+};
+
+/**
+ * A page left open past its URL's hour plays nothing: a failed load re-reads the post for a freshly signed URL, once
+ * per URL, so a source that fails for another reason is not fetched again and again.
+ */
+const recover = async (player) => {
+  const failed = player.audio.src;
+  if (!player.reread || player.recovered === failed) return;
+  player.recovered = failed;
+  const resume = player.wanted;
+  const post = await player.reread().catch(() => null);
+  if (!post?.embed?.url || post.embed.url === failed) return;
+  swapSource(player.audio, post.embed.url);
+  if (resume) player.audio.play().catch(() => undefined);
+};
 
 /**
  * A post's player: the signed `embed.url` in an <audio>, the waveform drawn from `embed.waveform` (click to seek),
  * the transcript under it with the segment being spoken highlighted, and a captions track made by toWebVTT.
  */
-export const mountPlayer = (box, postId, embed) => {
+export const mountPlayer = (box, postId, embed, reread) => {
   const audio = h("audio", { controls: true, preload: "metadata", src: embed.url });
   const play = h("button", { type: "button", class: "play", "aria-label": "Play" }, "▶");
   play.addEventListener("click", () => (audio.paused ? audio.play() : audio.pause()));
@@ -26,14 +50,22 @@ export const mountPlayer = (box, postId, embed) => {
   const wave = h("div", { class: "waveform" });
   const transcript = h("p", { class: "transcript" });
   box.replaceChildren(h("div", { class: "row" }, play, h("span", { class: "duration" }, embed.durationMs ? `${(embed.durationMs / 1000).toFixed(1)} s` : "")), wave, audio, transcript);
-  const player = { postId, audio, wave, transcript, surfer: null, segments: [] };
+  const player = { postId, audio, wave, transcript, surfer: null, segments: [], reread, recovered: null };
   audio.addEventListener("timeupdate", () => highlight(player));
+  audio.addEventListener("error", () => recover(player));
+  // Whether the listener asked to play: a play that failed on an expired URL resumes on the fresh one.
+  audio.addEventListener("play", () => (player.wanted = true));
+  audio.addEventListener("pause", () => (player.wanted = audio.error !== null && player.wanted));
+  audio.addEventListener("ended", () => (player.wanted = false));
   return updatePlayer(player, embed);
 };
 
 export const updatePlayer = (player, embed) => {
   const { audio } = player;
-  if (blobOf(embed.url) !== blobOf(audio.src) && audio.paused) audio.src = embed.url;
+  // While paused: new audio (a stage changed the bytes), or the same audio's fresher URL once the one playing has
+  // under ten minutes left. Otherwise the URL stays, and the browser's cached bytes with it.
+  const ending = expiresAtMs(audio.src) - Date.now() < 10 * 60_000;
+  if (audio.paused && embed.url !== audio.src && (blobOf(embed.url) !== blobOf(audio.src) || ending)) swapSource(audio, embed.url);
   if (embed.waveform && !player.surfer) {
     const duration = embed.durationMs ? embed.durationMs / 1000 : (embed.waveform.length * embed.waveform.samples_per_pixel) / embed.waveform.sample_rate;
     player.surfer = WaveSurfer.create({

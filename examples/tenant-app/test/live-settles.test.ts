@@ -20,7 +20,7 @@ describe("the tenant app's live stage status", () => {
 
   /** The stages of the settle events a page receives, until one for `last` arrives. */
   const pageHears = async (last: string) => {
-    const stream = (await fetch(`${app.url}/api/events`)).body!.pipeThrough(new TextDecoderStream()).getReader();
+    const stream = (await fetch(`${app.url}/api/events`, { headers: { cookie: "demo_user=ann" } })).body!.pipeThrough(new TextDecoderStream()).getReader();
     return {
       async until() {
         const stages: string[] = [];
@@ -55,10 +55,12 @@ describe("the tenant app's live stage status", () => {
     expect(await page.until()).toEqual(["transcribe"]);
   });
 
-  it("answers 401 to a page that has not signed in, without calling the service", async () => {
-    const res = await fetch(`${app.url}/api/feed`);
-    expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe("SIGN_IN");
+  it("answers 401 to a page that has not signed in, without calling the service: the feed and the live stream alike", async () => {
+    for (const path of ["/api/feed", "/api/events"]) {
+      const res = await fetch(`${app.url}${path}`);
+      expect(res.status).toBe(401);
+      expect((await res.json()).error.code).toBe("SIGN_IN");
+    }
   });
 
   it("a post id that does not decode is a 404, and a cookie that does not decode is a signed-out page: the app keeps answering", async () => {

@@ -40,6 +40,8 @@ describe("the reference tenant app in headless Chromium", () => {
   let svc: TestService;
   let app: Awaited<ReturnType<typeof startTenantApp>>;
   let browser: Browser;
+  /** The service's clock, moved on by the last step to see a page outlive its playback URLs. */
+  let serviceClockMs = 0;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "tenant-app-"));
@@ -57,6 +59,7 @@ describe("the reference tenant app in headless Chromium", () => {
     svc = await startTestService({
       driver: "node",
       sql: backends[0]!.open,
+      now: () => new Date(Date.now() + serviceClockMs),
       blobs: createFsBlobStore(blobDir),
       env: {
         SVC_PROCESSING_INLINE: "true",
@@ -189,6 +192,49 @@ describe("the reference tenant app in headless Chromium", () => {
     expect(await branch.locator(".reply-reason").getAttribute("data-reason")).toBe("not_a_participant");
     expect(await branch.locator(".reply-reason").textContent()).toMatch(/author/);
     await carol.screenshot({ path: path.join(screenshots, "3-carol-gated.png"), fullPage: true });
+  });
+
+  it("a post is reported posted even when the feed's reload is refused; the feed says when it tries again, and does", async () => {
+    // The viewer's reads for the minute spent, as the service answers then: the BFF passes on when to try again.
+    let refusals = 1;
+    await bob.route("**/api/feed", (route) =>
+      refusals-- > 0
+        ? route.fulfill({ status: 429, contentType: "application/json", body: JSON.stringify({ error: { code: "RATE_LIMITED", message: "rate limit exceeded", retryAfter: 1 } }) })
+        : route.continue(),
+    );
+    await bob.locator('article[data-author="alice"] > .actions button.reply').click();
+    await recordAndPost(bob);
+    await bob.waitForFunction(() => /Trying again in 1 s/.test(document.getElementById("feed-status")!.textContent ?? ""));
+    await bob.waitForFunction(() => document.querySelectorAll('.replies article[data-author="bob"]').length === 2);
+    expect(await bob.locator("#feed-status").textContent()).toBe("");
+    expect(await bob.locator("#status").textContent()).toBe("Posted.");
+  }, 120_000);
+
+  it("a page left open past its playback URL's hour still plays: the failed load re-reads the post for a fresh URL", async () => {
+    // Dave's page renders the feed, but its audio does not load until the service's clock is 90 minutes on, as for
+    // a page left open that long before anyone pressed play.
+    const page = await (await browser.newContext()).newPage();
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(`${playback.url}/api/v1/audio**`, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto(app.url);
+    await page.fill("#name", "dave");
+    await page.click("#sign-in button");
+    await page.waitForSelector('article[data-author="alice"] audio');
+    const audioSrc = () => (document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement).src;
+    const stale = await page.evaluate(audioSrc);
+    serviceClockMs = 90 * 60_000;
+    release();
+    await page.waitForFunction((old) => {
+      const audio = document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement;
+      return audio.src !== old && audio.readyState >= 1;
+    }, stale);
+    expect(playback.seen.some((r) => r.path.startsWith("/api/v1/audio") && r.answered === 403)).toBe(true);
+    await page.locator('article[data-author="alice"] button.play').click();
+    await page.waitForFunction(() => (document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement).currentTime > 0.2);
   });
 
   it("the browser never holds the service token: it calls the service only to play signed playback URLs", async () => {
