@@ -6,7 +6,7 @@ import type { Job } from "../core/processing/job";
 import { sweep } from "../core/processing/sweep";
 import type { Stage } from "../core/providers/provider-port";
 import { startEnrichmentWorkers } from "../core/runtime/node/enrichment-workers";
-import { stageHandler } from "../core/runtime/jobs/stage-handler";
+import { stageAnswerMarginMs, stageHandler } from "../core/runtime/jobs/stage-handler";
 import { backends, migratedDatabase } from "./support/databases";
 import { testProviders } from "./support/enrichment-harness";
 import { audioPost, seedAudio } from "./support/seeded-audio";
@@ -210,6 +210,30 @@ describe("the SQS stage function (Lambda, batch of 1)", () => {
   it("a failed attempt's visibility backs off with each receive (5 s, 20 s, 80 s), far below the queue's timeout", () => {
     expect([1, 2, 3].map(retryDelaySeconds)).toEqual([5, 20, 80]);
     expect(retryDelaySeconds(10)).toBe(900);
+  });
+
+  it("a pass stops short of the function's own time, so a job a slow provider holds up is still handed back before AWS kills the function", async () => {
+    const sent: number[] = [];
+    const started = Date.now();
+    const sqs = { send: async () => void sent.push(Date.now() - started) } as unknown as SQSClient;
+    const logger = { error() {}, warn() {}, info() {}, debug() {} };
+    let deadline: number | undefined;
+    // A pass whose provider never answers ends, as run-pass does, at its deadline: asked to retry.
+    const worker = {
+      runJob: async (_job: unknown, options: { deadline?: number }) => {
+        deadline = options.deadline;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, options.deadline! - Date.now())));
+        return { kind: "retry" as const };
+      },
+    };
+    const handler = stageHandler(async () => ({ worker, logger, now: () => new Date(), sqs }));
+    const lambdaMs = stageAnswerMarginMs + 1_500;
+    const context = { getRemainingTimeInMillis: () => lambdaMs - (Date.now() - started) };
+    const record = { messageId: "m-2", receiptHandle: "r-2", body: JSON.stringify({ appId: "alpha", postId: "3kabcdefghijk" }), attributes: { ApproximateReceiveCount: "1" }, eventSourceARN: "arn:aws:sqs:eu-west-1:123456789012:svc-processing" };
+    await expect(handler({ Records: [record] } as unknown as SQSEvent, context)).rejects.toThrow(/retried/);
+    expect(deadline! - started).toBeLessThanOrEqual(lambdaMs - stageAnswerMarginMs + 50);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeLessThan(lambdaMs - stageAnswerMarginMs / 2);
   });
 
   it("a job to retry shortens the message's visibility on the queue it came from (its event source) and throws, so the event source returns it soon", async () => {

@@ -36,6 +36,12 @@ const queueUrlOf = (record: SQSRecord): string => {
 };
 
 /**
+ * Time kept back from the function's own: a pass stops (its provider call aborted) this long before AWS would kill
+ * the function, which leaves it the time to settle, let go of its lease and shorten its message's visibility.
+ */
+export const stageAnswerMarginMs = 10_000;
+
+/**
  * The SQS stage function. A job to retry throws, so the event source returns the message to the queue; first its
  * visibility is shortened, so the retry comes in seconds rather than after six function timeouts.
  */
@@ -44,7 +50,7 @@ export const stageHandler =
     const built = await ports();
     for (const record of event.Records) {
       const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? 1);
-      const deadline = context ? built.now().getTime() + context.getRemainingTimeInMillis() : undefined;
+      const deadline = context ? built.now().getTime() + context.getRemainingTimeInMillis() - stageAnswerMarginMs : undefined;
       const result = await runStageMessage(built, record.body, receiveCount, deadline).catch((error: unknown) => {
         built.logger.error("processing job failed", { messageId: record.messageId, receiveCount, error: String(error) });
         return "retry" as const;
