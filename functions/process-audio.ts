@@ -21,6 +21,7 @@ export const route = defineRoute({
   body: { kind: "json", schema: jobSchema, maxBytes: 4096 },
   response: z.object({ ran: z.boolean() }),
   internal: true,
+  runsAPass: true,
   errors: ["VALIDATION_ERROR", "UNAUTHORIZED", "SERVICE_UNAVAILABLE"],
 });
 

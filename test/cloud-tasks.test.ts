@@ -103,6 +103,34 @@ describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
   });
 });
 
+describe("a pass longer than the request deadline, through Cloud Tasks", () => {
+  it("is answered when it ends, not 503 at SVC_REQUEST_DEADLINE_MS, and its task waits for a whole pass (dispatchDeadline)", async () => {
+    const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });
+    // The waveform takes a second from when it is called: three times the request deadline.
+    const slow = testProviders({ gate: { get waveform() { return new Promise<void>((resolve) => setTimeout(resolve, 1_000)); } } });
+    const svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backends[0]!),
+      env: { SVC_REQUEST_DEADLINE_MS: "300", SVC_TASKS_PROJECT: "proj-1", SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token", CLOUD_TASKS_BASE_URL: fake.url },
+      configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
+      enrichment: { providers: slow.registry },
+    });
+    try {
+      const blob = await seedAudio(svc.deps, "alpha");
+      const created = await svc.post("/api/v1/posts", { actor: "ct-slow", json: audioPost(blob, { waveform: true }) });
+      await fake.settled();
+      const task = fake.tasks.at(-1)!;
+      expect(task.attempts).toEqual([200]);
+      expect(task.dispatchDeadline).toBe("930s");
+      const [stage] = await svc.deps.sql.query(`SELECT status FROM post_stages WHERE rkey = $1`, [created.json.data.postId]);
+      expect(stage).toEqual({ status: "ready" });
+    } finally {
+      await svc.close();
+      await fake.close();
+    }
+  });
+});
+
 describe("the system route under the one retry policy", () => {
   it("a provider's request to retry is a 503 until Cloud Tasks' last attempt (X-CloudTasks-TaskRetryCount 2), where the stage settles failed", async () => {
     const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });

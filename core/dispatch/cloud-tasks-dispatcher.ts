@@ -6,6 +6,7 @@
  */
 import type { TaskQueueConfig } from "../config/processing-config";
 import type { Dispatcher } from "../processing/dispatcher";
+import { passTimeLimitMs } from "../processing/lease";
 
 const metadata = async (host: string, path: string): Promise<Response> => {
   const res = await fetch(`http://${host}/computeMetadata/v1/${path}`, { headers: { "Metadata-Flavor": "Google" }, redirect: "manual", signal: AbortSignal.timeout(5000) });
@@ -31,6 +32,9 @@ export const createCloudTasksDispatcher = (tasks: TaskQueueConfig, systemAuthTok
       const parent = `projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(tasks.location)}/queues/${encodeURIComponent(tasks.queue)}`;
       const task = {
         task: {
+          // Cloud Tasks waits 10 minutes for an HTTP target by default, then retries a pass still running; a pass
+          // may take 15 (passTimeLimitMs), so the task waits for all of it (the API takes up to 30 minutes).
+          dispatchDeadline: `${passTimeLimitMs / 1000 + 30}s`,
           httpRequest: {
             httpMethod: "POST",
             url: tasks.workerUrl,

@@ -62,8 +62,10 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
         responseHeaders: {},
       };
       // Uploads stream their body from the client for as long as it takes on the Node host (their idle timeout bounds
-      // a stall); every other request, and any request on Lambda, answers 503 once its deadline passes.
-      const configured = impl.route.body?.kind === "multipart" && !context ? undefined : deps.config.timeouts?.requestDeadlineMs;
+      // a stall), and the worker route runs its pass to the pass's own limit; every other request, and any request on
+      // Lambda, answers 503 once its deadline passes.
+      const unbounded = (impl.route.body?.kind === "multipart" || impl.route.runsAPass === true) && !context;
+      const configured = unbounded ? undefined : deps.config.timeouts?.requestDeadlineMs;
       const deadlineMs = invocationDeadlineMs(configured, context?.getRemainingTimeInMillis?.());
       let response: HttpResponse;
       try {

@@ -59,6 +59,12 @@ export interface RouteDef {
   produces?: string;
   /** Honours `Idempotency-Key`. */
   idempotent?: boolean;
+  /**
+   * Runs a whole processing pass (the task queue's worker URL): on the Node host it is bounded by the pass's own time
+   * limit, not SVC_REQUEST_DEADLINE_MS, since an answer before the pass ends would tell the queue the job is over or
+   * failed while it still runs. A Lambda is bounded by its own time either way.
+   */
+  runsAPass?: boolean;
   /** Answers HEAD like GET without a body (see `routeMethods`). */
   head?: boolean;
   /** Excluded from the public description (`/api/v1/system/*`). */

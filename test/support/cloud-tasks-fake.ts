@@ -5,6 +5,8 @@ export interface CreatedTask {
   path: string;
   authorization: string | undefined;
   httpRequest: { httpMethod: string; url: string; headers: Record<string, string>; body: string };
+  /** How long Cloud Tasks waits for the target's answer (a Duration, `930s`); 10 minutes when absent. */
+  dispatchDeadline?: string;
   /** Status of each call the fake made to the task's URL. */
   attempts: number[];
 }
@@ -62,8 +64,8 @@ export const startCloudTasksFake = async (opts: { accessToken: string; retryDela
       res.writeHead(401, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { code: 401, status: "UNAUTHENTICATED" } }));
       return;
     }
-    const body = JSON.parse(await readBody(req)) as { task: { httpRequest: CreatedTask["httpRequest"] } };
-    const task: CreatedTask = { path: url, authorization: req.headers.authorization, httpRequest: body.task.httpRequest, attempts: [] };
+    const body = JSON.parse(await readBody(req)) as { task: { httpRequest: CreatedTask["httpRequest"]; dispatchDeadline?: string } };
+    const task: CreatedTask = { path: url, authorization: req.headers.authorization, httpRequest: body.task.httpRequest, dispatchDeadline: body.task.dispatchDeadline, attempts: [] };
     tasks.push(task);
     const name = `${url}/${tasks.length}`.replace(/^\/v2\//, "");
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ name, httpRequest: body.task.httpRequest, dispatchCount: 0 }));
