@@ -13,7 +13,7 @@ export const route = defineRoute({
   file: "process-audio",
   method: "POST",
   path: "/api/v1/system/process-audio",
-  summary: "Run a processing pass for a post (task-queue worker URL); 503 asks the caller to retry",
+  summary: "Run a processing pass for a post (task-queue worker URL); 503 asks the caller to retry (a lease held, a store down)",
   auth: "system",
   rateLimit: null,
   uses: ["sql", "blobs", "worker"],
@@ -35,10 +35,9 @@ const attemptOf = (headers: Readonly<Record<string, string | undefined>>): numbe
 };
 
 /**
- * The task queue's worker URL (docs/decisions.md#dispatch-and-the-worker): runs one job. 200 `{ ran }` when it ran,
- * had nothing to do, or met another pass's live lease (that pass runs it); 503 when the caller must retry (a provider
- * asked to retry, a store is down), under the one retry policy: on the last attempt a provider's retry settles the
- * stage failed.
+ * The task queue's worker URL (docs/decisions.md#dispatch-and-the-worker): runs one job. 200 `{ ran }` when it ran
+ * or had nothing to do; 503 when the caller must retry (another pass holds the post's lease, a provider asked to
+ * retry, a store is down), under the one retry policy: on the last attempt a provider's retry settles the stage failed.
  */
 const impl = implement(route, async (call) => {
   const outcome = await call.deps.worker.runJob(call.body, { attempt: attemptOf(call.req.headers), maxAttempts: retryPolicy.maxAttempts });

@@ -30,7 +30,7 @@ describe("dispatch mode (docs/decisions.md#dispatch-and-the-worker)", () => {
 });
 
 describe("inline dispatch", () => {
-  it("a pass whose provider asks for a retry is retried in the background, never dropped; one that meets a live lease is done", async () => {
+  it("a pass whose provider asks for a retry, or that meets a live lease, is retried in the background, never dropped", async () => {
     const providers = testProviders({ fail: { waveform: (call) => (call === 1 ? new ProviderError("retry", "busy upstream") : undefined) } });
     const h = await startEnrichmentHarness(backends[0]!, { registry: providers.registry });
     try {
@@ -46,9 +46,10 @@ describe("inline dispatch", () => {
       const held = await h.createAudioPost({ waveform: true });
       const lease = await acquireLease(h.sql, "alpha", held.postId, new Date(), 60_000);
       await dispatcher.dispatch(held);
-      expect(work.size).toBe(1); // no retry scheduled for it: the holder runs the stage
+      expect(work.size).toBe(2); // a retry scheduled for it
       expect((await h.stages(held.postId)).waveform!.status).toBe("pending");
       await releaseLease(h.sql, "alpha", held.postId, (lease as { token: string }).token, new Date());
+      await expect.poll(async () => (await h.stages(held.postId)).waveform!.status, { timeout: 5000 }).toBe("ready");
     } finally {
       await h.close();
     }

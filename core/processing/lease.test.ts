@@ -19,13 +19,13 @@ describe.each(backends)("the post's lease on $name", (backend) => {
   const job = (postId: string) => ({ appId: "alpha", postId });
   const leaseMs = 60_000;
 
-  it("a job that meets another pass's live lease is done, not a failed attempt to retry, and leaves the stages to that pass", async () => {
+  it("a job that meets another pass's live lease is retried later, never dropped, and touches none of that pass's stages", async () => {
     const post = await h.createAudioPost({ transcribe: true });
     const held = await acquireLease(h.sql, "alpha", post.postId, new Date(), leaseMs);
     expect(held.kind).toBe("leased");
     const outcome = await runPass(h.pass, job(post.postId));
     expect(outcome).toEqual({ kind: "busy" });
-    expect(mustRetry(outcome)).toBe(false);
+    expect(mustRetry(outcome)).toBe(true);
     expect(mustRetry({ kind: "retry" })).toBe(true);
     expect((await h.stages(post.postId)).transcribe!.status).toBe("pending");
     await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token, new Date());

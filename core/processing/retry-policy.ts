@@ -18,11 +18,13 @@ export const retryPolicy: RetryPolicy = {
 };
 
 /**
- * Whether a job must be delivered again: only when a stage asked to be retried (or time ran out). A job that met
- * another pass's live lease is done, not failed: the holder runs what is pending, and the sweep covers a holder that
- * dies. Counting it as a failure would dead-letter the duplicate of a long pass and fail that pass's stages.
+ * Whether a job must be delivered again: when a stage asked to be retried (or time ran out), and when it met another
+ * pass's live lease, as the contract has it: retried later, never dropped. The holder runs what is pending when it
+ * looks again, but a stage queued after its last look and before it let go would otherwise wait for the sweep. A
+ * duplicate of a long pass that the queue gives up on is harmless: the dead-letter consumer leaves alone the stages a
+ * live lease covers.
  */
-export const mustRetry = (outcome: JobOutcome): boolean => outcome.kind === "retry";
+export const mustRetry = (outcome: JobOutcome): boolean => outcome.kind === "retry" || outcome.kind === "busy";
 
 /** The same wait in seconds, as SQS takes a message's visibility timeout. */
 export const retryDelaySeconds = (attempt: number): number => retryPolicy.delayMs(attempt) / 1000;

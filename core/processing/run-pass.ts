@@ -61,7 +61,7 @@ export interface PassOptions {
 
 /**
  * - `ran`: stages ran (or there was nothing to do: `ran` false);
- * - `busy`: another pass holds the lease and runs what is pending (or lost it to one): the job is done;
+ * - `busy`: another pass holds the lease (or took it from this one): the job is retried later (retry-policy.ts);
  * - `retry`: a provider asked for a retry, or time ran out; retry later.
  */
 export type PassOutcome = { kind: "done"; ran: boolean } | { kind: "busy" } | { kind: "retry" };

@@ -19,7 +19,7 @@ export interface JobAttempt {
 
 /**
  * - `done`: the stages ran (`ran`), or there was nothing to do;
- * - `busy`: another pass holds the post's lease, and runs what is pending: this job is done too (retry-policy.ts);
+ * - `busy`: another pass holds the post's lease: this job is retried later, never dropped (retry-policy.ts);
  * - `retry`: a provider asked for a retry, or time ran out.
  */
 export type JobOutcome = PassOutcome;
