@@ -3,6 +3,7 @@ import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../functions/routes";
 import { lambdaHandler } from "../core/runtime/lambda/lambda-handler";
+import { handler as notFound } from "../functions/not-found";
 import { loadRouteImpls } from "../core/runtime/node/load-routes";
 import { openRdsData } from "../core/sql/rds-data";
 import { backends } from "./support/databases";
@@ -54,6 +55,19 @@ describe("a Lambda over a resuming Aurora", () => {
   });
 });
 
+describe("API Gateway's catch-all route", () => {
+  it("answers the envelope 404 with the client's X-Request-ID echoed, else a fresh UUID (API Gateway's own id is none)", async () => {
+    const sent = "3f2504e0-4f89-41d3-9a0c-0305e82c3302";
+    const url = new URL("/api/v1/nowhere", "http://127.0.0.1");
+    const echoed = await notFound(apiGatewayEvent("GET", url, "$default", {}, { "x-request-id": sent }));
+    expect(echoed.statusCode).toBe(404);
+    expect(echoed.headers!["X-Request-ID"]).toBe(sent);
+    expect(JSON.parse(echoed.body!)).toMatchObject({ success: false, error: { code: "NOT_FOUND" }, requestId: sent });
+    const fresh = await notFound(apiGatewayEvent("GET", url, "$default", {}, {}));
+    expect(fresh.headers!["X-Request-ID"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
 describe("a Lambda whose ports could not be built", () => {
   let svc: TestService;
   beforeAll(async () => {
@@ -69,11 +83,13 @@ describe("a Lambda whose ports could not be built", () => {
       return svc.deps;
     });
     const url = new URL("/api/v1/posts/3kabcdefghijk", svc.baseUrl);
-    const event = () => apiGatewayEvent("GET", url, routes.getPost.path, { postId: "3kabcdefghijk" }, { authorization: `Bearer ${svc.tenants.alpha.token}` });
+    const sent = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+    const event = () => apiGatewayEvent("GET", url, routes.getPost.path, { postId: "3kabcdefghijk" }, { authorization: `Bearer ${svc.tenants.alpha.token}`, "x-request-id": sent });
     const first = await handler(event());
     expect(first.statusCode).toBe(503);
-    expect(JSON.parse(first.body!)).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });
-    expect(first.headers!["X-Request-ID"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(first.body!)).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" }, requestId: sent });
+    // The client's own UUID, echoed as on every answer.
+    expect(first.headers!["X-Request-ID"]).toBe(sent);
     expect(JSON.stringify(first)).not.toContain("Rate exceeded");
     const second = await handler(event());
     expect(second.statusCode).toBe(404);

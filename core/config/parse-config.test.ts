@@ -49,6 +49,10 @@ describe("DATABASE_URL picks the SQL backend by scheme", () => {
     expect(parse({ DATABASE_URL: `${url}&region=eu-west-1` }).config.database).toMatchObject({ region: "eu-west-1" });
   });
 
+  it("rds-data:// whose database name is not percent-encoded correctly is a configuration error naming the variable, not a crash", () => {
+    expect(fatal({ DATABASE_URL: "rds-data://svc%zz?resourceArn=a&secretArn=b" }).message).toContain("DATABASE_URL");
+  });
+
   it("rds-data:// without resourceArn or secretArn is fatal", () => {
     expect(fatal({ DATABASE_URL: "rds-data://db?secretArn=s" }).message).toContain("DATABASE_URL");
     expect(fatal({ DATABASE_URL: "rds-data://db?resourceArn=r" }).message).toContain("DATABASE_URL");
@@ -154,6 +158,15 @@ describe("tenants", () => {
     expect(config.tenants.get("a")?.token).toBe(tokenA);
     expect(errors.some((e) => e.includes('"weak"') && e.includes("SVC_APP_TOKENS"))).toBe(true);
     expect(errors.join()).not.toContain(short);
+  });
+
+  it("a token no Authorization header can carry (a space, a non-ASCII character) is dropped with an error naming the tenant", () => {
+    for (const bad of [`${"x".repeat(20)} ${"y".repeat(20)}`, `${"é".repeat(40)}`]) {
+      const { config, errors } = parse({ SVC_APP_TOKENS: `odd:${bad},a:${tokenA}`, SVC_APP_DIDS: "a:did:web:a.example.com" });
+      expect(config.tenants.has("odd")).toBe(false);
+      expect(errors.some((e) => e.includes('"odd"') && e.includes("SVC_APP_TOKENS"))).toBe(true);
+      expect(errors.join()).not.toContain(bad);
+    }
   });
 
   it("a DID that is not a valid did:web DID is dropped with an error and the other entries survive", () => {

@@ -143,8 +143,15 @@ export function parseDatabaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
   return database;
 }
 
+/**
+ * A service token is sent as `Authorization: Bearer <token>`, one word of printable ASCII: one with a space or any
+ * other character could never be sent or matched, and its tenant would be refused forever with nothing to say why.
+ */
+const bearerTokenProblem = (token: string): string | undefined =>
+  shortSecret("token")(token) ?? (/^[\x21-\x7e]+$/.test(token) ? undefined : "token must be printable ASCII without spaces");
+
 function parseTenants(read: ReadVariable, log: ConfigLog): Map<string, Tenant> {
-  const tokens = parseAppList("SVC_APP_TOKENS", read("SVC_APP_TOKENS"), shortSecret("token"), log);
+  const tokens = parseAppList("SVC_APP_TOKENS", read("SVC_APP_TOKENS"), bearerTokenProblem, log);
   // One token naming two tenants would make the tenancy key ambiguous: the later tenant loses it.
   const owners = new Map<string, string>();
   for (const [appId, token] of tokens) {

@@ -228,6 +228,8 @@ export const webhookUrlProblem = (value: string): string | undefined => {
   } catch {
     return "not an absolute URL";
   }
+  // fetch refuses a URL with credentials: such an entry would fail every delivery as a "network error".
+  if (url.username || url.password) return "must not carry credentials (user:password@)";
   if (url.protocol === "https:") return undefined;
   if (url.protocol === "http:" && loopbackHosts.has(url.hostname)) return undefined;
   return "must be https unless the host is loopback";

@@ -60,7 +60,12 @@ export function parseDatabaseUrl(value: string, fail: Fail): DatabaseConfig | un
     } catch {
       return fail(name, `${name} is not a valid rds-data:// URL`);
     }
-    const database = decodeURIComponent(url.hostname);
+    let database: string;
+    try {
+      database = decodeURIComponent(url.hostname);
+    } catch {
+      return fail(name, `${name} rds-data:// database name is not percent-encoded correctly`);
+    }
     const resourceArn = url.searchParams.get("resourceArn")?.trim();
     const secretArn = url.searchParams.get("secretArn")?.trim();
     const region = url.searchParams.get("region")?.trim();

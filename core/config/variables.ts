@@ -129,8 +129,8 @@ const rows = [
     name: "SVC_APP_TOKENS",
     required: false,
     scopes: ["tenants"],
-    rule: "Comma-separated appId:token; tokens at least 32 characters; bad entries are dropped with an error log",
-    description: "Comma-separated `appId:token`; tokens at least 32 characters; bad entries are dropped with an error log naming the tenant",
+    rule: "Comma-separated appId:token; tokens at least 32 characters of printable ASCII without spaces; bad entries are dropped with an error log",
+    description: "Comma-separated `appId:token`; tokens at least 32 characters of printable ASCII without spaces (one word of a `Bearer` header); bad entries are dropped with an error log naming the tenant",
   }),
   row({
     name: "SVC_APP_DIDS",

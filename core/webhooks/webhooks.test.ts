@@ -174,11 +174,14 @@ describe("webhook configuration: a tenant misconfigured in each way is logged at
     ["a secret shorter than 32 characters", { SVC_APP_WEBHOOK_URLS: "alpha:https://hooks.example.com/x", SVC_APP_WEBHOOK_SECRETS: `alpha:${"s".repeat(31)}` }],
     ["a plaintext URL off loopback", { SVC_APP_WEBHOOK_URLS: "alpha:http://hooks.example.com/x", SVC_APP_WEBHOOK_SECRETS: good }],
     ["a URL that is not a URL", { SVC_APP_WEBHOOK_URLS: "alpha:hooks", SVC_APP_WEBHOOK_SECRETS: good }],
+    // fetch refuses such a URL: every delivery would fail as a "network error".
+    ["a URL carrying credentials", { SVC_APP_WEBHOOK_URLS: "alpha:https://user:hunter2@hooks.example.com/x", SVC_APP_WEBHOOK_SECRETS: good }],
   ])("%s", (_, env) => {
     const { webhooks, errors } = parse(env);
     expect(webhooks.has("alpha")).toBe(false);
     expect(errors.some((e) => e.extra.appId === "alpha")).toBe(true);
     expect(JSON.stringify(errors)).not.toContain("s".repeat(31));
+    expect(JSON.stringify(errors)).not.toContain("hunter2");
   });
 
   it("a tenant in neither variable gets none, silently; a bad entry affects only its tenant", () => {

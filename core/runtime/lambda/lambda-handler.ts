@@ -30,7 +30,7 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
       route = await building;
     } catch (error) {
       if (handle === building) handle = undefined;
-      return couldNotStart(error);
+      return couldNotStart(error, sentRequestId(event.headers?.["x-request-id"]) ?? randomUUID());
     }
     const response = await route(fromApiGatewayEvent(event), context);
     if (isHead(event.requestContext.http.method)) delete response.body;
@@ -38,8 +38,7 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
   };
 };
 
-const couldNotStart = (error: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
-  const requestId = randomUUID();
+const couldNotStart = (error: unknown, requestId: string): Promise<APIGatewayProxyStructuredResultV2> => {
   createLogger("error").error("the function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
   return toApiGatewayResult(errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId));
 };
