@@ -7,7 +7,6 @@ import { createPost } from "../core/posts/create-post";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
 
 export const route = defineRoute({
   file: "create-post",
@@ -17,7 +16,7 @@ export const route = defineRoute({
   description: "A prompt, or a reply when `reply` is present (its `root` and `parent` name posts by the `uri` and `cid` of their views). Answers 201 with the new post's id.",
   auth: "actor",
   rateLimit: "write",
-  uses: ["sql", "blobs", "enrichment"],
+  uses: ["sql", "enrichment"],
   status: 201,
   body: { kind: "json", schema: createPostBodySchema, maxBytes: JSON_BODY_LIMIT },
   response: z.object({ postId: z.string() }),
@@ -41,4 +40,4 @@ const impl = implement(route, async (call) => ({
 }));
 
 export default impl;
-export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });
+export const handler = lambda(impl, { sql: rdsDataSql, enrichment: lambdaEnrichment });

@@ -14,7 +14,6 @@ import { patchPostBodySchema } from "../core/records/post-schema";
 import { lambdaEnrichment } from "../core/runtime/lambda/lambda-enrichment";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
-import { s3Blobs } from "../core/runtime/lambda/s3-blobs";
 
 export const route = defineRoute({
   file: "patch-post",
@@ -24,7 +23,7 @@ export const route = defineRoute({
   description: "Request enrichment stages of the author's post (at least one stage true); answers 202 with the post view, whose `processing` says where each stage is.",
   auth: "actor",
   rateLimit: "write",
-  uses: ["sql", "blobs", "enrichment"],
+  uses: ["sql", "enrichment"],
   reads: ["playback"],
   status: 202,
   params: postIdParamsSchema,
@@ -69,4 +68,4 @@ const impl = implement(route, async (call) => {
 });
 
 export default impl;
-export const handler = lambda(impl, { sql: rdsDataSql, blobs: s3Blobs, enrichment: lambdaEnrichment });
+export const handler = lambda(impl, { sql: rdsDataSql, enrichment: lambdaEnrichment });

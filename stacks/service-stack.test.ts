@@ -19,7 +19,7 @@ import {
   stagingPrefix,
   storeJanitorSchedule,
 } from "./service-stack";
-import { stageSettings } from "./stage-parameters";
+import { stageParameters, stageSettings } from "./stage-parameters";
 
 const operatorSettings = {
   SVC_LIMIT_READS_PER_TENANT: "600/1m",
@@ -171,6 +171,12 @@ describe("each function's variables, from the variable table (core/config/variab
     );
   });
 
+  it("a LOG_LEVEL or SVC_PDS_HOST the service would refuse stops the deploy naming it, rather than every cold start", () => {
+    expect(() => stageParameters("prod", { SVC_PDS_HOST: "pds.example.com", LOG_LEVEL: "verbose", SVC_GIT_SHA: "x" })).toThrow(/^LOG_LEVEL .* when deploying stage prod/);
+    expect(() => stageParameters("prod", { SVC_PDS_HOST: "https://pds.example.com/", SVC_GIT_SHA: "x" })).toThrow(/^SVC_PDS_HOST .* when deploying stage prod/);
+    expect(stageParameters("prod", { SVC_PDS_HOST: " pds.example.com ", LOG_LEVEL: "warn", SVC_GIT_SHA: "x" })).toMatchObject({ pdsHost: "pds.example.com", logLevel: "warn" });
+  });
+
   it("a malformed operator's setting stops the deploy naming it; one left unset is not set on any function", () => {
     expect(() => stageSettings("prod", { SVC_LIMIT_WRITES_PER_IP: "120 per 15m" })).toThrow(/^SVC_LIMIT_WRITES_PER_IP must be <count>\/<window>.* when deploying stage prod/);
     expect(() => stageSettings("prod", { SVC_ORPHAN_MIN_AGE_MS: "an hour" })).toThrow(/^SVC_ORPHAN_MIN_AGE_MS .* when deploying stage prod/);
@@ -231,6 +237,17 @@ describe("functions", () => {
       }
     }
     for (const name of secretNames) expect(json).not.toMatch(new RegExp(`"${name}":`));
+  });
+
+  it("a GET route that reads the bucket (playback) may read it and not write or delete; create and PATCH, which never touch it, get no S3 access", () => {
+    const playback = actionsOf(built.routeFunctions.get("GET /api/v1/audio")!).filter((a) => a.startsWith("s3:"));
+    expect(playback).toEqual(expect.arrayContaining(["s3:GetObject*"]));
+    expect(playback.filter((a) => /^s3:(Put|Delete|Abort)/.test(a))).toEqual([]);
+    for (const key of ["POST /api/v1/posts", "PATCH /api/v1/posts/{postId}"]) {
+      expect(actionsOf(built.routeFunctions.get(key)!).filter((a) => a.startsWith("s3:"))).toEqual([]);
+    }
+    const upload = actionsOf(built.routeFunctions.get("POST /api/v1/audio/upload")!);
+    expect(upload).toEqual(expect.arrayContaining(["s3:PutObject", "s3:DeleteObject*"]));
   });
 
   describe.each(routeList.flatMap((r) => [`${r.method} ${r.path}`, ...("head" in r && r.head ? [`HEAD ${r.path}`] : [])]))("%s", (key) => {

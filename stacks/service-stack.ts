@@ -178,7 +178,7 @@ export function ServiceStack({ app, stack }: StackContext) {
    * Gives a function the variables of its scopes that this deployment sets (by the variable table, so exactly what
    * its configuration reads) and the permissions of its scopes, and nothing more.
    */
-  const wire = (fn: Function, scopes: readonly VariableScope[]) => {
+  const wire = (fn: Function, scopes: readonly VariableScope[], { readsOnly = false } = {}) => {
     const own = new Set(variablesOf(scopes).map((row) => row.name));
     const bind: (Config.Secret | Config.Parameter)[] = [];
     for (const [name, value] of Object.entries(deployment)) {
@@ -194,6 +194,9 @@ export function ServiceStack({ app, stack }: StackContext) {
         new iam.PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
         new iam.PolicyStatement({ actions: ["s3:GetObject", "s3:DeleteObject"], resources: [bucket.arnForObjects("*")] }),
       ]);
+    } else if (scopes.includes("blobs") && readsOnly) {
+      // A GET route (playback) reads an object's size and presigns a GET: it may read, and not write or delete.
+      bucket.grantRead(fn);
     } else if (scopes.includes("blobs") || scopes.includes("rendition-service")) bucket.grantReadWrite(fn);
     if (scopes.includes("probes")) {
       // Exactly what the two probe requests need: ExecuteStatement with the cluster's secret, and a bucket listing.
@@ -260,7 +263,7 @@ export function ServiceStack({ app, stack }: StackContext) {
   for (const { key, route } of routeKeys) {
     const fn = api.getFunction(key)!;
     routeFunctions.set(key, fn);
-    wire(fn, routeScopes(route));
+    wire(fn, routeScopes(route), { readsOnly: route.method === "GET" });
     if (longRouteFiles.has(route.file)) (fn.node.defaultChild as lambda.CfnFunction).timeout = longApiTimeoutSeconds;
     afterMigrations(fn);
   }

@@ -25,13 +25,18 @@ export const stageSettings = (stage: string, env: NodeJS.ProcessEnv): Record<str
   const settings: Record<string, string> = {};
   for (const row of configVariables.filter((r) => r.deploy)) {
     const value = env[row.name]?.trim();
-    if (!value) continue;
-    row.parse?.(value, (_, message) => {
-      throw new Error(`${message} when deploying stage ${stage} (expected ${row.rule})`);
-    }, row.name);
-    settings[row.name] = value;
+    if (value) settings[row.name] = checked(stage, row.name, value);
   }
   return settings;
+};
+
+/** A value checked by its row's parser, as the service checks it at start: one it would refuse stops the deploy. */
+const checked = (stage: string, name: string, value: string): string => {
+  const row = configVariables.find((r) => r.name === name)!;
+  row.parse?.(value, (_, message) => {
+    throw new Error(`${message} when deploying stage ${stage} (expected ${row.rule})`);
+  }, row.name);
+  return value;
 };
 
 export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.env): StageParameters => {
@@ -40,10 +45,11 @@ export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.
     throw new Error(`SVC_PDS_HOST must be set when deploying stage ${stage}: the host tenant DIDs name as their custody service`);
   }
   return {
-    pdsHost,
+    // Every function reads these two: a value the service refuses would fail every cold start.
+    pdsHost: checked(stage, "SVC_PDS_HOST", pdsHost),
     appDids: env.SVC_APP_DIDS?.trim() ?? "",
     webhookUrls: env.SVC_APP_WEBHOOK_URLS?.trim() ?? "",
-    logLevel: env.LOG_LEVEL?.trim() || "info",
+    logLevel: checked(stage, "LOG_LEVEL", env.LOG_LEVEL?.trim() || "info"),
     gitSha: env.SVC_GIT_SHA?.trim() || gitHead(),
     deployedAt: new Date().toISOString(),
     settings: stageSettings(stage, env),
