@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { route as createPost } from "../../functions/create-post";
+import { route as uploadAudio } from "../../functions/upload-audio";
 import { route as getPost } from "../../functions/get-post";
 import { route as health } from "../../functions/health";
 import { route as openapi } from "../../functions/openapi";
@@ -26,8 +26,8 @@ describe("a function requires only the variables of its scopes (its route's uses
     expect(parseConfig(withoutBlobs, quiet, routeScopes(getPost)).blobs).toBeUndefined();
   });
 
-  it("a route that uses blobs (POST /api/v1/posts) does not start without it, and the error names it", () => {
-    expect(() => parseConfig(withoutBlobs, quiet, routeScopes(createPost))).toThrow(/SVC_BLOB_BUCKET is required/);
+  it("a route that uses blobs (POST /api/v1/audio/upload) does not start without it, and the error names it", () => {
+    expect(() => parseConfig(withoutBlobs, quiet, routeScopes(uploadAudio))).toThrow(/SVC_BLOB_BUCKET is required/);
   });
 
   it("/health's store probes need both stores' names: it does not start without the bucket, nor without DATABASE_URL", () => {
