@@ -90,8 +90,9 @@ describe.each(backends)("SQS dispatch on $name", (backend) => {
 });
 
 /**
- * A pass held open on a provider the test releases, on a queue whose visibility is 1 s, so its message comes back
- * while the pass runs; two consumers, as two stage functions would, so the duplicate meets the live lease.
+ * A pass held open on a provider the test releases, on a queue whose visibility is 1 s; two consumers, as two
+ * stage functions would. The consumers hold what they handle for a second at a time (a heartbeat), so the pass's
+ * own message stays invisible however long the pass; a duplicate job sent meanwhile meets the live lease.
  */
 describe.each(backends)("SQS dispatch on $name, a pass held open past the queue's receives", (backend) => {
   let sqs: Awaited<ReturnType<typeof startSqsEmulator>>;
@@ -119,7 +120,7 @@ describe.each(backends)("SQS dispatch on $name, a pass held open past the queue'
       env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl, PROCESSING_CONCURRENCY: "1" },
       enrichment: { sqs: sqs.client, providers: providers.registry },
     });
-    for (let i = 0; i < 2; i++) workers.push(startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1, retryVisibility: () => 0 }));
+    for (let i = 0; i < 2; i++) workers.push(startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1, retryVisibility: () => 0, holdSeconds: 1 }));
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));
@@ -136,22 +137,27 @@ describe.each(backends)("SQS dispatch on $name, a pass held open past the queue'
   const statuses = async (postId: string) =>
     Object.fromEntries((await svc.deps.sql.query(`SELECT stage, status, reason FROM post_stages WHERE rkey = $1`, [postId])).map((r) => [r.stage, `${r.status}${r.reason ? ` (${r.reason})` : ""}`]));
 
-  it("a duplicate job that meets the running pass's live lease is retried; dead-lettered at last, it leaves the held pass's stages alone, and the pass settles every stage ready", async () => {
+  it("a pass's message stays its own past the queue's visibility (the consumer holds it); a duplicate job that meets the pass's lease is retried, dead-lettered at last without touching the pass's stages, and the pass settles every stage ready", async () => {
     let release!: () => void;
     gates.transcribe = new Promise<void>((resolve) => (release = resolve));
     const postId = await create("held-1", { transcribe: true, waveform: true });
     const body = JSON.stringify({ appId: "alpha", postId });
     await expect.poll(() => providers.count("transcribe"), { timeout: 10_000 }).toBe(1);
-    // The message comes back after its visibility; the other consumer meets the lease and hands it back to be tried
-    // again, until its third receive dead-letters it. The dead-letter consumer finds the live lease and leaves the
-    // stages to the pass that holds it.
-    await expect.poll(() => received.filter((r) => r.body === body).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
-    await expect.poll(() => sqs.messagesOn(sqs.queueUrl), { timeout: 15_000 }).toBe(0);
+    // Three times the queue's visibility later, the pass's message is still its own: received once.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(received.filter((r) => r.body === body)).toHaveLength(1);
+    // A duplicate job (a sweep's, a retried request's) meets the lease and is handed back to be tried again, until
+    // its third receive dead-letters it. The dead-letter consumer finds the live lease and leaves the stages to the
+    // pass that holds it.
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
+    await expect.poll(() => received.filter((r) => r.body === body).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(4);
     await expect.poll(() => sqs.messagesOn(sqs.deadLetterQueueUrl), { timeout: 15_000 }).toBe(0);
     expect(await statuses(postId)).toEqual({ transcribe: "pending", waveform: "pending" });
     expect(providers.count("transcribe")).toBe(1);
     release();
     await expect.poll(() => statuses(postId), { timeout: 15_000 }).toEqual({ transcribe: "ready", waveform: "ready" });
+    // The pass's own message is deleted once it is done.
+    await expect.poll(() => sqs.messagesOn(sqs.queueUrl), { timeout: 15_000 }).toBe(0);
   });
 
   it("a PATCH that names only stages already pending changes nothing and sends no job, while the pass holding them runs", async () => {

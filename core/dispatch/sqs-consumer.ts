@@ -1,7 +1,10 @@
 /**
  * The Node host's SQS consumers (PROCESSING_QUEUE_URL, and the dead-letter queue when
  * PROCESSING_DEAD_LETTER_QUEUE_URL is set): batch size 1, long polling. A failed attempt shortens the message's
- * visibility (backoff) so the retry comes soon rather than after a whole visibility timeout.
+ * visibility (backoff) so the retry comes soon rather than after a whole visibility timeout. While a message is
+ * handled its visibility is kept ahead (a heartbeat, as the pass keeps its lease), whatever the queue's own timeout:
+ * a message that came back mid-pass went to another consumer, which met the lease and used up its receives, and the
+ * pass's own retry then found it gone.
  */
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from "@aws-sdk/client-sqs";
 import { retryDelaySeconds } from "../processing/retry-policy";
@@ -18,10 +21,22 @@ export const startSqsConsumer = (opts: {
   /** Long-poll wait (seconds); tests use short ones. */
   waitSeconds?: number;
   retryVisibility?: (receiveCount: number) => number;
+  /** How long a received message stays invisible, renewed every third of it while it is handled (seconds). */
+  holdSeconds?: number;
 }) => {
   const { client, queueUrl, log } = opts;
   const abort = new AbortController();
   const retryVisibility = opts.retryVisibility ?? retryDelaySeconds;
+  const holdSeconds = opts.holdSeconds ?? 60;
+  /** Keeps `message` invisible until stopped; a renewal that fails is logged, and the next one tries again. */
+  const hold = (message: Message) => {
+    const timer = setInterval(() => {
+      client
+        .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: holdSeconds }))
+        .catch((error: unknown) => log.warn("message visibility not extended", { queueUrl, messageId: message.MessageId, error: String(error) }));
+    }, (holdSeconds * 1000) / 3);
+    return () => clearInterval(timer);
+  };
   const loop = (async () => {
     while (!abort.signal.aborted) {
       let messages: Message[] = [];
@@ -30,6 +45,7 @@ export const startSqsConsumer = (opts: {
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
             MaxNumberOfMessages: 1,
+            VisibilityTimeout: holdSeconds,
             WaitTimeSeconds: opts.waitSeconds ?? 20,
             MessageSystemAttributeNames: ["ApproximateReceiveCount"],
           }),
@@ -45,11 +61,14 @@ export const startSqsConsumer = (opts: {
       for (const message of messages) {
         const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
         let result: "done" | "retry";
+        const release = hold(message);
         try {
           result = await opts.handle(message, receiveCount);
         } catch (error) {
           log.error("processing job failed", { queueUrl, messageId: message.MessageId, receiveCount, error: String(error) });
           result = "retry";
+        } finally {
+          release();
         }
         try {
           if (result === "done") {

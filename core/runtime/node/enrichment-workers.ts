@@ -11,14 +11,14 @@ import { runDeadLetterMessage, runSweep } from "../jobs/settle-jobs";
 
 export const startEnrichmentWorkers = (
   deps: Deps,
-  options: { sqs?: SQSClient; waitSeconds?: number; retryVisibility?: (receiveCount: number) => number } = {},
+  options: { sqs?: SQSClient; waitSeconds?: number; retryVisibility?: (receiveCount: number) => number; holdSeconds?: number } = {},
 ) => {
   const { dispatcher } = deps.enrichment;
   const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
   const stops: (() => Promise<void>)[] = [];
   if (queueUrl || deadLetterQueueUrl) {
     const client = options.sqs ?? createSqsClient(deps.config.aws.region);
-    const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility };
+    const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility, holdSeconds: options.holdSeconds };
     // PROCESSING_CONCURRENCY consumers, each a job at a time: a pass mostly waits on its providers.
     for (let i = 0; queueUrl && i < deps.config.processing.concurrency; i++) {
       stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(deps, m.Body ?? "", receiveCount) }).stop);
