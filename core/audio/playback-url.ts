@@ -32,10 +32,13 @@ export interface SignPlaybackOptions {
   exp?: number;
 }
 
+/** Where every playback URL of a deployment starts: its query follows. */
+export const playbackUrlPrefix = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/api/v1/audio?`;
+
 export function signPlaybackUrl({ baseUrl, key, secret, now, exp = playbackExp(now) }: SignPlaybackOptions): string {
   if (!parseBlobKey(key)) throw new Error(`not a blob key: ${JSON.stringify(key)}`);
   // Key characters are all URL-safe, so the path reads as written in the contract (slashes unescaped).
-  return `${baseUrl.replace(/\/+$/, "")}/api/v1/audio?url=${key}&exp=${exp}&sig=${sign(secret, key, exp)}`;
+  return `${playbackUrlPrefix(baseUrl)}url=${key}&exp=${exp}&sig=${sign(secret, key, exp)}`;
 }
 
 export interface VerifiedPlayback extends BlobAddress {

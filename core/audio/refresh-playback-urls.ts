@@ -4,7 +4,7 @@
  * not play. Only `exp` and `sig` of this deployment's playback URLs change; the rest is the stored answer.
  */
 import { parseBlobKey } from "../blobs/blob-key";
-import { signPlaybackUrl } from "./playback-url";
+import { playbackUrlPrefix, signPlaybackUrl } from "./playback-url";
 
 export interface RefreshOptions {
   /** SVC_PUBLIC_BASE_URL */
@@ -14,7 +14,7 @@ export interface RefreshOptions {
 }
 
 export const refreshPlaybackUrls = (answer: unknown, options: RefreshOptions): unknown => {
-  const prefix = `${options.baseUrl.replace(/\/+$/, "")}/api/v1/audio?`;
+  const prefix = playbackUrlPrefix(options.baseUrl);
   const walk = (value: unknown): unknown => {
     if (typeof value === "string") {
       if (!value.startsWith(prefix)) return value;

@@ -11,7 +11,7 @@
 import { availableParallelism } from "node:os";
 import { PassThrough } from "node:stream";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
-import { audioOnly, familyEncodings } from "./family-encoding";
+import { audioOnly, codecAndFormat, familyEncodings } from "./family-encoding";
 import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
 import { ffmpegRun, type RenditionContext } from "./rendition-context";
 import { ffmpegRunsInFlight, runFfmpeg } from "./run-ffmpeg";
@@ -35,11 +35,6 @@ export const coresFreeForBoth = (): boolean => ffmpegRunsInFlight() + 2 <= avail
 /** Whether a streamed copy of the family's packets decodes to exactly the samples of its stored file. */
 export const measuredWhileEncoding = (mimeType: AcceptedMimeType): boolean => acceptedAudioTypes[mimeType] !== "mp3";
 
-/** Splits an encoding's arguments into codec options and its muxer (`-f <format>`, which every family ends with). */
-const codecAndFormat = (args: string[]) => {
-  const at = args.lastIndexOf("-f");
-  return { codec: [...args.slice(0, at), ...args.slice(at + 2)], format: args[at + 1]! };
-};
 
 /** Runs the encode and answers the measurement of what it wrote, as a later probe of the file would. */
 export async function encodeMeasured(context: RenditionContext, encode: MeasuredEncode): Promise<LoudnessProbe> {
@@ -49,7 +44,7 @@ export async function encodeMeasured(context: RenditionContext, encode: Measured
     await runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...args, encode.file], ffmpegRun(context, encode.step));
     return probeLoudness(context, encode.file, `${encode.step}:measure`, encode.alsoOutputs);
   }
-  const { codec, format } = codecAndFormat(args);
+  const { codec, format } = codecAndFormat(encode.mimeType);
   const packets = new PassThrough();
   // Either run failing ends both: a measurer that stopped reading would otherwise leave the encoder blocked on its pipe.
   const stop = new AbortController();

@@ -25,10 +25,11 @@ export const familyEncodings: Record<AcceptedMimeType, Encoding> = {
   "audio/mp4": { args: [...aac, "-f", "mp4"], ext: "mp4" },
 };
 
-/** The family's muxer: the `-f <format>` every family's arguments end with. */
-export const familyFormat = (mimeType: AcceptedMimeType): string => {
+/** A family's encoding split into its codec options and its muxer (the `-f <format>` every family's arguments end with). */
+export const codecAndFormat = (mimeType: AcceptedMimeType): { codec: string[]; format: string } => {
   const { args } = familyEncodings[mimeType];
-  return args[args.lastIndexOf("-f") + 1]!;
+  const at = args.lastIndexOf("-f");
+  return { codec: [...args.slice(0, at), ...args.slice(at + 2)], format: args[at + 1]! };
 };
 
 /**

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
-import { audioOnly, familyEncodings, familyFormat } from "./family-encoding";
+import { audioOnly, codecAndFormat, familyEncodings } from "./family-encoding";
 import { pcmDurationMs } from "./pcm";
 import { probeLoudness } from "./probe-loudness";
 import type { RenditionContext, RenditionOutput, RenditionSource } from "./rendition-context";
@@ -53,7 +53,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     };
     const copy = async () => {
       const file = join(dir, `copied.${ext}`);
-      await runFfmpeg(context.ffmpeg, [...cut, "-c:a", "copy", "-f", familyFormat(source.mimeType), file], ffmpegRun(context, "trim-copy"));
+      await runFfmpeg(context.ffmpeg, [...cut, "-c:a", "copy", "-f", codecAndFormat(source.mimeType).format, file], ffmpegRun(context, "trim-copy"));
       return file;
     };
     // A codec the family's muxer will not take as it is (Opus or mp3 in an mp4, found only by trying) is encoded.

@@ -2,10 +2,9 @@ import type { MiddlewareObj } from "@middy/core";
 import { policyOf } from "../../rate-limit/policies";
 import { rateLimitHeaders } from "../../rate-limit/rate-limit-headers";
 import { refusalMessage } from "../../rate-limit/refusal-message";
-import { takeRateLimits, type RateLimitOutcome } from "../../rate-limit/take-rate-limits";
+import { takeRateLimits, type RateLimitOutcome, type RateLimitRequest } from "../../rate-limit/take-rate-limits";
 import { takeWithFirstQuery } from "../../rate-limit/take-with-first-query";
 import { DomainError } from "../../domain-error";
-import type { RateLimitRequest } from "../../rate-limit/take-rate-limits";
 import { peekRateLimits } from "../../rate-limit/peek-rate-limits";
 import type { RouteCall } from "../route-call";
 
@@ -53,6 +52,12 @@ export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<
  * one round trip where there were two. A read that fails or answers without one takes them before its answer goes
  * out, and a refusal still wins over its answer.
  */
+/** A take's outcome on the call: its RateLimit headers (Retry-After on a denial), and a 429 thrown when denied. */
+const admit = (call: RouteCall, { allowed, results }: RateLimitOutcome) => {
+  Object.assign(call.responseHeaders, rateLimitHeaders(results));
+  if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(call.route.rateLimit!, results));
+};
+
 export const rateLimit = (): MiddlewareObj<RouteCall> => {
   const pending = new WeakMap<RouteCall, () => Promise<void>>();
   const taking = new WeakSet<RouteCall>();
@@ -62,16 +67,11 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       if (!cls) return;
       taking.add(call);
       const hits = limitersOf(call);
-      const admit = ({ allowed, results }: RateLimitOutcome) => {
-        // On a denial the headers include Retry-After.
-        Object.assign(call.responseHeaders, rateLimitHeaders(results));
-        if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(cls, results));
-      };
       if (cls !== "read") {
-        admit(await takeRateLimits(call.sql, hits, call.deps.now()));
+        admit(call, await takeRateLimits(call.sql, hits, call.deps.now()));
         return;
       }
-      const deferred = takeWithFirstQuery(call.sql, hits, call.deps.now(), admit);
+      const deferred = takeWithFirstQuery(call.sql, hits, call.deps.now(), (outcome) => admit(call, outcome));
       call.sql = deferred.sql;
       pending.set(call, deferred.take);
     },
@@ -88,8 +88,11 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       // it still counts, and past the limit the 429 wins. A take that fails leaves the refusal as it is.
       const outcome = await takeRateLimits(call.sql, limitersOf(call), call.deps.now()).catch(() => undefined);
       if (!outcome) return;
-      Object.assign(call.responseHeaders, rateLimitHeaders(outcome.results));
-      if (!outcome.allowed) request.error = new DomainError("RATE_LIMITED", refusalMessage(cls, outcome.results));
+      try {
+        admit(call, outcome);
+      } catch (refusal) {
+        request.error = refusal as Error;
+      }
     },
   };
 };
