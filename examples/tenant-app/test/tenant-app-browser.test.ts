@@ -205,6 +205,7 @@ describe("the reference tenant app in headless Chromium", () => {
     await bob.locator('article[data-author="alice"] > .actions button.reply').click();
     await recordAndPost(bob);
     await bob.waitForFunction(() => /Trying again in 1 s/.test(document.getElementById("feed-status")!.textContent ?? ""));
+    await bob.screenshot({ path: path.join(screenshots, "4-bob-feed-refused.png"), fullPage: true });
     await bob.waitForFunction(() => document.querySelectorAll('.replies article[data-author="bob"]').length === 2);
     expect(await bob.locator("#feed-status").textContent()).toBe("");
     expect(await bob.locator("#status").textContent()).toBe("Posted.");
