@@ -318,7 +318,33 @@ describe("denoise", () => {
     }
     expect(Math.abs(body.data.durationMs - 4000)).toBeLessThanOrEqual(20);
   });
+
+  it("keeps the upload's channel count: a stereo clip comes back stereo, each channel denoised (the loudness target follows it)", async () => {
+    const original = await makeClip("audio/ogg", { noise: true, channels: 2 });
+    expect(await channelLayout(original)).toBe("stereo");
+    const cid = await put(original);
+    const { status, body } = await call("/v1/denoise", { appId, cid, mimeType: "audio/ogg" });
+    expect(status).toBe(200);
+    const bytes = await blobBytes(body.data.cid);
+    expect(await channelLayout(bytes)).toBe("stereo");
+    const before = await decodeSamples(original);
+    const after = await decodeSamples(bytes);
+    expect(levelDb(after, 0.1, 0.9)).toBeLessThanOrEqual(levelDb(before, 0.1, 0.9) - 15);
+  });
 });
+
+/** The channel layout ffmpeg reports for the first audio stream ("mono", "stereo", ...). */
+const channelLayout = async (bytes: Buffer): Promise<string | undefined> => {
+  const scratch = await mkdtemp(join(tmpdir(), "rendition-layout-"));
+  try {
+    const input = join(scratch, "input");
+    await import("node:fs/promises").then((fs) => fs.writeFile(input, bytes));
+    const { stderr } = await execFileAsync(ffmpeg, ["-hide_banner", "-i", input]).catch((error: { stderr: string }) => error);
+    return /Audio: [^,]+, \d+ Hz, ([^,]+)/.exec(stderr)?.[1];
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+};
 
 describe("a caller that goes away", () => {
   /** A request the test can leave (`abort`): its connection closes before the answer. */

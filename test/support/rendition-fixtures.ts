@@ -29,6 +29,8 @@ export interface ClipRecipe {
   sampleRate?: number;
   /** The noise's seed: clips that differ only in it are different bytes (distinct CIDs). */
   seed?: number;
+  /** Channels of the encoded clip, each carrying the same signal (1 unless said). */
+  channels?: number;
 }
 
 export function clipFilter({ lead = 1, tone = 2, tail = 1, noise = false, sampleRate = 48000, seed }: ClipRecipe = {}): string {
@@ -57,7 +59,7 @@ export async function makeClip(mimeType: AcceptedMimeType, recipe: ClipRecipe = 
   try {
     const encoding = familyEncodings[mimeType];
     const out = join(dir, `clip.${encoding.ext}`);
-    await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-filter_complex", clipFilter(recipe), "-ac", "1", ...encoding.args, out]);
+    await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-filter_complex", clipFilter(recipe), "-ac", String(recipe.channels ?? 1), ...encoding.args, out]);
     return await readFile(out);
   } finally {
     await rm(dir, { recursive: true, force: true });
