@@ -120,7 +120,7 @@ export class SvcClient {
 
   /** POST and PATCH: retried only under one Idempotency-Key, the caller's or one made for this call. */
   private write<T>(method: "POST" | "PATCH", path: string, body: unknown, options: WriteOptions): Promise<T> {
-    const { idempotencyKey = crypto.randomUUID(), signal } = options;
+    const { idempotencyKey, signal } = options;
     return send(this.transport, this.who, { method, path, json: body, idempotencyKey, repeatable: true, signal });
   }
 }

@@ -86,9 +86,15 @@ const pause = async (transport: Transport, ms: number, signal: AbortSignal | und
   }
 };
 
-/** One call to the service; every retry carries the same Idempotency-Key. */
-export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> =>
-  withRetries(transport, call.repeatable, call.signal, () => attempt<T>(transport, who, call));
+/**
+ * One call to the service. A POST or PATCH is retried only under an Idempotency-Key, the caller's or one made for
+ * this call, that every attempt carries; the service honours it on create and PATCH, and the upload routes, keyed
+ * by content, are safe to repeat without it.
+ */
+export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
+  const keyed = call.repeatable && call.method !== "GET" && call.idempotencyKey === undefined ? { ...call, idempotencyKey: crypto.randomUUID() } : call;
+  return withRetries(transport, keyed.repeatable, keyed.signal, () => attempt<T>(transport, who, keyed));
+};
 
 const attempt = async <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
   const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${transport.token}` };

@@ -4,6 +4,7 @@ import { backoffMs, retryDefaults } from "../src/retry-policy";
 import { SvcError, SvcNetworkError } from "../src/index";
 import { freshActor, recordingClient, startClientService } from "./support/client-harness";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy";
+import { noiseWav } from "../../test/support/seeded-audio";
 
 describe("retries against the real Node host behind a faulty network", () => {
   let svc: TestService;
@@ -119,6 +120,22 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(error.retryAfter).toBeLessThanOrEqual(60);
     expect(requests).toHaveLength(3);
     expect(delays.every((d) => d > 0 && d <= 60_000 && d % 1000 === 0)).toBe(true);
+  });
+
+  it("an upload's POSTs are retried under one Idempotency-Key per call too, as every retried POST is", async () => {
+    const { client } = clientVia();
+    const who = client.as(freshActor("upload"));
+    const wav = new Uint8Array(noiseWav(8_000, 16_000));
+    proxy.inject({ method: "POST", path: "/api/v1/audio/upload" }, { kind: "status", status: 503 });
+    await expect(who.uploadAudio(wav, { mimeType: "audio/wav" })).resolves.toMatchObject({ mimeType: "audio/wav" });
+    await who.uploadAudio(wav, { mimeType: "audio/wav" });
+    const keys = keysOf("POST", "/api/v1/audio/upload");
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    // The presigned route (404 on the file store) was asked under a key of its own call as well.
+    expect(keysOf("POST", "/api/v1/audio/uploads").every((key) => typeof key === "string")).toBe(true);
   });
 
   it("a POST that is not safe to repeat (completing a direct upload) is not retried after a failure that may have reached the service", async () => {
