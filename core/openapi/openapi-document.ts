@@ -52,6 +52,26 @@ const errorEnvelope = {
   },
 };
 
+/** Response headers, each described once under `components.headers` and referenced from the answers that carry it. */
+const responseHeaders: Record<string, Json> = {
+  "X-Request-ID": {
+    description: "The request's id: the UUID the client sent in `X-Request-ID`, else a fresh UUID v4. It is `requestId` in an error body and in every log line of the request.",
+    schema: { type: "string", format: "uuid" },
+  },
+  RateLimit: {
+    description: 'IETF RateLimit: the limiter of the route closest to its limit, with what it has left (`r`) and the seconds until it resets (`t`), e.g. `"actor";r=59;t=60`. On every answer of a limited route: refused requests count too.',
+    schema: { type: "string" },
+  },
+  "RateLimit-Policy": {
+    description: 'IETF RateLimit-Policy: every limiter of the route with its quota (`q`) and window in seconds (`w`), e.g. `"actor";q=60;w=60, "aggregate-ip";q=600;w=60`.',
+    schema: { type: "string" },
+  },
+  "Retry-After": { description: "Seconds until the limit that refused the request lets one through.", schema: { type: "integer", minimum: 0 } },
+  "Idempotent-Replayed": { description: "`true` on the first answer replayed for a repeated `Idempotency-Key` and the same body.", schema: { type: "string", enum: ["true"] } },
+};
+
+const headerRefs = (...names: string[]): Json => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
 const sorted = (named: Record<string, Json>): Record<string, Json> =>
   Object.fromEntries(Object.entries(named).sort(([a], [b]) => (a < b ? -1 : 1)));
 
@@ -60,11 +80,13 @@ const policyErrors = (route: RouteDef): ErrorCode[] => {
   const codes: ErrorCode[] = ["INTERNAL"];
   const policy = authPolicies[route.auth];
   if (policy.credential === "service-token") codes.push("UNAUTHORIZED", "TENANT_UNAVAILABLE", "SERVICE_UNAVAILABLE");
-  if (policy.actor === "required") codes.push("ACTING_ACTOR_REQUIRED");
+  // A viewer-optional read refuses an actor's DID sent without the actor it belongs to.
+  if (policy.actor !== "none") codes.push("ACTING_ACTOR_REQUIRED");
   if (policy.credential === "system-token") codes.push("UNAUTHORIZED", "SERVICE_UNAVAILABLE");
   // Every limited route takes its limiter in the database, so a database that is down or slow answers 503.
   if (route.rateLimit) codes.push("RATE_LIMITED", "SERVICE_UNAVAILABLE");
   if (route.query || route.params || route.body) codes.push("VALIDATION_ERROR");
+  if (route.body?.kind === "json") codes.push("PAYLOAD_TOO_LARGE");
   return codes;
 };
 
@@ -80,7 +102,13 @@ const actorHeaders = (route: RouteDef) =>
           schema: { type: "string", maxLength: 256 },
           example: "alice",
         },
-        { name: "X-Svc-Acting-Actor-Did", in: "header", required: false, description: "The actor's DID, returned as `authorDid`.", schema: { type: "string" } },
+        {
+          name: "X-Svc-Acting-Actor-Did",
+          in: "header",
+          required: false,
+          description: "The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`).",
+          schema: { type: "string" },
+        },
       ]
     : [];
 
@@ -96,21 +124,31 @@ const operation = (route: RouteDef, named: Record<string, Json>): Json => {
       parameters.push({ name, in: where, required, schema: s, ...(example.parameters?.[name] === undefined ? {} : { example: example.parameters[name] }) });
     }
   }
+  parameters.push({
+    name: "X-Request-ID",
+    in: "header",
+    required: false,
+    description: "A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4.",
+    schema: { type: "string" },
+  });
   if (route.idempotent) {
     parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "1 to 255 printable ASCII characters; kept 24 hours.", schema: { type: "string", maxLength: 255 } });
   }
   const success: Json = route.response
     ? { "application/json": { schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data: schemaOf(route.response, "output", named) } }, ...(example.answer === undefined ? {} : { example: { success: true, data: example.answer } }) } }
     : { [route.produces ?? "application/octet-stream"]: example.answer === undefined ? {} : { example: example.answer } };
-  const responses: Record<string, Json> = { [String(route.status)]: { description: "Success", content: success } };
-  for (const [status, description] of Object.entries(route.otherResponses ?? {})) responses[status] = { description };
+  const limits = route.rateLimit ? ["RateLimit", "RateLimit-Policy"] : [];
+  const successHeaders = headerRefs("X-Request-ID", ...limits, ...(route.idempotent ? ["Idempotent-Replayed"] : []));
+  const responses: Record<string, Json> = { [String(route.status)]: { description: "Success", headers: successHeaders, content: success } };
+  for (const [status, description] of Object.entries(route.otherResponses ?? {})) responses[status] = { description, headers: headerRefs("X-Request-ID", ...limits) };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set([...policyErrors(route), ...(route.errors ?? [])])) {
     const status = errorStatus[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = { description: codes.join(", "), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+    const headers = headerRefs("X-Request-ID", ...(status === 429 ? ["Retry-After"] : []), ...limits);
+    responses[String(status)] = { description: codes.join(", "), headers, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   }
   const op: Json = { operationId: route.file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), summary: route.summary, parameters, responses };
   if (route.body?.kind === "json") {
@@ -173,6 +211,7 @@ export const openApiDocument = (routes: readonly RouteDef[]): Json => {
         serviceToken: { type: "http", scheme: "bearer", description: "A tenant's service token from SVC_APP_TOKENS." },
         systemToken: { type: "http", scheme: "bearer", description: "SYSTEM_AUTH_TOKEN, for /api/v1/system/* routes." },
       },
+      headers: responseHeaders,
       schemas: { ...sorted(named), Error: errorEnvelope },
     },
   };

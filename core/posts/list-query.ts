@@ -10,10 +10,12 @@ export const pagination = {
   cursor: z.string().refine(isTid, "cursor is not a post id").optional(),
   limit: z
     .string()
-    .regex(/^\d{1,3}$/, "limit must be an integer from 1 to 100")
+    // The pattern is the range itself, so the OpenAPI document states it (a transform's bounds do not reach it).
+    .regex(/^(100|[1-9][0-9]?)$/, `limit must be an integer from 1 to ${MAX_LIMIT}`)
     .transform(Number)
     .pipe(z.number().int().min(1).max(MAX_LIMIT))
-    .default(DEFAULT_LIMIT),
+    .default(DEFAULT_LIMIT)
+    .meta({ description: `Items per page, 1 to ${MAX_LIMIT}; ${DEFAULT_LIMIT} when absent.` }),
 };
 
 export const listPostsQuerySchema = z.strictObject({

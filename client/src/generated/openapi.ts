@@ -430,7 +430,18 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: the UUID the client sent in `X-Request-ID`, else a fresh UUID v4. It is `requestId` in an error body and in every log line of the request. */
+        "X-Request-ID": string;
+        /** @description IETF RateLimit: the limiter of the route closest to its limit, with what it has left (`r`) and the seconds until it resets (`t`), e.g. `"actor";r=59;t=60`. On every answer of a limited route: refused requests count too. */
+        RateLimit: string;
+        /** @description IETF RateLimit-Policy: every limiter of the route with its quota (`q`) and window in seconds (`w`), e.g. `"actor";q=60;w=60, "aggregate-ip";q=600;w=60`. */
+        "RateLimit-Policy": string;
+        /** @description Seconds until the limit that refused the request lets one through. */
+        "Retry-After": number;
+        /** @description `true` on the first answer replayed for a repeated `Idempotency-Key` and the same body. */
+        "Idempotent-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -451,8 +462,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor"?: string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -462,6 +475,9 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -585,6 +601,9 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -594,6 +613,9 @@ export interface operations {
             /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -603,6 +625,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -612,6 +638,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -621,6 +650,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -638,8 +670,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor": string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
                 /** @description 1 to 255 printable ASCII characters; kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
@@ -690,6 +724,10 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -713,6 +751,9 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -722,6 +763,9 @@ export interface operations {
             /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -731,6 +775,9 @@ export interface operations {
             /** @description NOT_A_PARTICIPANT */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -740,6 +787,9 @@ export interface operations {
             /** @description IDEMPOTENCY_IN_PROGRESS */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -749,6 +799,9 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -758,6 +811,9 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -767,6 +823,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -776,6 +836,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -785,6 +848,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -802,8 +868,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor"?: string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
             };
             path: {
                 /** @example 3n3abwcd74ksb */
@@ -816,6 +884,9 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -931,15 +1002,21 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED */
+            /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -949,6 +1026,9 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -958,6 +1038,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -967,6 +1051,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -976,6 +1063,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -993,8 +1083,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor": string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
                 /** @description 1 to 255 printable ASCII characters; kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
@@ -1023,6 +1115,10 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1138,6 +1234,9 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1147,6 +1246,9 @@ export interface operations {
             /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1156,6 +1258,9 @@ export interface operations {
             /** @description FORBIDDEN */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1165,6 +1270,9 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1174,6 +1282,9 @@ export interface operations {
             /** @description IDEMPOTENCY_IN_PROGRESS */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1183,6 +1294,9 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1192,6 +1306,9 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1201,6 +1318,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1210,6 +1331,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1219,6 +1343,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1240,8 +1367,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor"?: string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
             };
             path: {
                 /** @example 3n3abwcd74ksb */
@@ -1254,6 +1383,9 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1301,15 +1433,21 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED */
+            /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1319,6 +1457,9 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1328,6 +1469,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1337,6 +1482,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1346,6 +1494,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1363,8 +1514,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor": string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1384,6 +1537,9 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1414,6 +1570,9 @@ export interface operations {
             /** @description VALIDATION_ERROR, UNSUPPORTED_MEDIA_TYPE, FILE_TOO_LARGE */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,6 +1582,9 @@ export interface operations {
             /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1432,6 +1594,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1441,6 +1607,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1450,6 +1619,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1467,8 +1639,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor": string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1491,6 +1665,9 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1527,6 +1704,9 @@ export interface operations {
             /** @description VALIDATION_ERROR, UNSUPPORTED_MEDIA_TYPE, FILE_TOO_LARGE */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1536,6 +1716,9 @@ export interface operations {
             /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1545,6 +1728,21 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1554,6 +1752,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1563,6 +1765,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1572,6 +1777,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1589,8 +1797,10 @@ export interface operations {
                  * @example alice
                  */
                 "X-Svc-Acting-Actor": string;
-                /** @description The actor's DID, returned as `authorDid`. */
+                /** @description The actor's DID, returned as `authorDid`; only with `X-Svc-Acting-Actor` (alone it is a 401 `ACTING_ACTOR_REQUIRED`). */
                 "X-Svc-Acting-Actor-Did"?: string;
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
             };
             path: {
                 /** @example 0b6f3c1e-6a52-4b8f-9a51-3d2f1c9e7a40 */
@@ -1603,6 +1813,9 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,6 +1846,9 @@ export interface operations {
             /** @description VALIDATION_ERROR, UNSUPPORTED_MEDIA_TYPE, FILE_TOO_LARGE */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1642,6 +1858,9 @@ export interface operations {
             /** @description UNAUTHORIZED, ACTING_ACTOR_REQUIRED */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1651,6 +1870,9 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1660,6 +1882,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1669,6 +1895,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1678,6 +1907,9 @@ export interface operations {
             /** @description TENANT_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1697,7 +1929,10 @@ export interface operations {
                 sig?: string;
                 format?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1706,6 +1941,9 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1715,6 +1953,9 @@ export interface operations {
             /** @description Partial content: one byte range (file store) */
             206: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1722,6 +1963,9 @@ export interface operations {
             /** @description Redirect to a presigned GET that expires with the signature (S3 store) */
             302: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1729,6 +1973,9 @@ export interface operations {
             /** @description Not modified: If-None-Match names the ETag */
             304: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1736,6 +1983,9 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1745,6 +1995,9 @@ export interface operations {
             /** @description FORBIDDEN */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1754,6 +2007,9 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1763,6 +2019,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1772,6 +2032,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,6 +2044,9 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1800,7 +2066,10 @@ export interface operations {
                 sig?: string;
                 format?: string;
             };
-            header?: never;
+            header?: {
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1809,6 +2078,9 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1818,6 +2090,9 @@ export interface operations {
             /** @description Partial content: one byte range (file store) */
             206: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1825,6 +2100,9 @@ export interface operations {
             /** @description Redirect to a presigned GET that expires with the signature (S3 store) */
             302: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1832,6 +2110,9 @@ export interface operations {
             /** @description Not modified: If-None-Match names the ETag */
             304: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1839,6 +2120,9 @@ export interface operations {
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1848,6 +2132,9 @@ export interface operations {
             /** @description FORBIDDEN */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1857,6 +2144,9 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1866,6 +2156,10 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,6 +2169,9 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1884,6 +2181,9 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,7 +2195,10 @@ export interface operations {
     health: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1904,6 +2207,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,6 +2245,7 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,7 +2257,10 @@ export interface operations {
     openapi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1961,6 +2269,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1985,6 +2294,7 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1996,7 +2306,10 @@ export interface operations {
     reference: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
+                "X-Request-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2005,6 +2318,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2018,6 +2332,7 @@ export interface operations {
             /** @description INTERNAL */
             500: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2091,3 +2406,4 @@ export const stageStateStatusValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const stageStateReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageState"]["reason"]> = ["no_provider", "provider_misconfigured", "dispatch_off", "provider_error", "timeout", "dead_letter"];
 export const viewerReplyDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Viewer"]["replyDisabledReason"]> = ["unauthenticated", "not_a_participant"];
 export const errorErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]["code"]> = ["VALIDATION_ERROR", "UNSUPPORTED_MEDIA_TYPE", "FILE_TOO_LARGE", "UNAUTHORIZED", "ACTING_ACTOR_REQUIRED", "FORBIDDEN", "NOT_A_PARTICIPANT", "NOT_FOUND", "IDEMPOTENCY_IN_PROGRESS", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL", "SERVICE_UNAVAILABLE", "TENANT_UNAVAILABLE"];
+export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];
