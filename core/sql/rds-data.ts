@@ -41,7 +41,11 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
     ? undefined
     : new RDSDataClient({
         ...(opts.region ? { region: opts.region } : {}),
-        requestHandler: { connectionTimeout: opts.connectMs, requestTimeout: opts.requestMs },
+        // One attempt per call: a statement whose answer was lost (a reset, a 5xx, a timeout) may have run, and the
+        // SDK's own retries would run it again. The one retry that is safe, a database still resuming, is ours.
+        maxAttempts: 1,
+        // Without throwOnRequestTimeout the handler only warns when requestTimeout passes and keeps waiting.
+        requestHandler: { connectionTimeout: opts.connectMs, requestTimeout: opts.requestMs, throwOnRequestTimeout: true },
       });
   const client = opts.client ?? owned!;
   const tries = opts.retry?.tries ?? 8;
