@@ -2,27 +2,44 @@ import type { Sql, SqlValue } from "./port";
 
 let savepoints = 0;
 
+type Query = <Row>(text: string, params?: readonly SqlValue[]) => Promise<Row[]>;
+
 /**
- * The `Sql` handed to a transaction callback: statements run on the transaction, and a nested `transaction`
- * becomes a savepoint, so an inner failure rolls back only the inner work, as the port promises.
+ * Runs `fn` inside an open transaction, on a `Sql` whose statements run on it and whose nested `transaction`
+ * becomes a savepoint, so an inner failure rolls back only the inner work, as the port promises. A statement that
+ * failed outside any savepoint fails the whole transaction even when `fn` caught its error: Postgres would turn
+ * the COMMIT into a silent ROLLBACK, and the caller would take its work for committed.
  */
-export const transactionSql = (
-  query: <Row>(text: string, params?: readonly SqlValue[]) => Promise<Row[]>,
-): Sql => {
+export const runTransaction = async <T>(query: Query, fn: (tx: Sql) => Promise<T>): Promise<T> => {
+  let failed: unknown;
+  const guarded: Query = async (text, params) => {
+    try {
+      return await query(text, params);
+    } catch (error) {
+      failed ??= error;
+      throw error;
+    }
+  };
   const tx: Sql = {
-    query,
-    async transaction(fn) {
+    query: guarded,
+    async transaction(inner) {
       const name = `svc_sp_${++savepoints}`;
-      await query(`SAVEPOINT ${name}`);
+      await guarded(`SAVEPOINT ${name}`);
       try {
-        const result = await fn(tx);
-        await query(`RELEASE SAVEPOINT ${name}`);
+        const result = await inner(tx);
+        await guarded(`RELEASE SAVEPOINT ${name}`);
         return result;
       } catch (error) {
-        await query(`ROLLBACK TO SAVEPOINT ${name}`);
+        await guarded(`ROLLBACK TO SAVEPOINT ${name}`);
+        // The savepoint took the failure back: the transaction can commit again.
+        failed = undefined;
         throw error;
       }
     },
   };
-  return tx;
+  const result = await fn(tx);
+  if (failed !== undefined) {
+    throw new Error("a statement of this transaction failed and its error was caught: the transaction is rolled back, not committed", { cause: failed });
+  }
+  return result;
 };

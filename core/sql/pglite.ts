@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PGlite, types, type ParserOptions } from "@electric-sql/pglite";
-import { transactionSql } from "./nested-transaction";
+import { runTransaction } from "./nested-transaction";
 import { ensurePgliteDataDir, pgliteSettings } from "./pglite-data-dir";
 import { parseTimestamp } from "./parse-timestamp";
 import { preparedStatements } from "./pglite-prepared";
@@ -56,7 +56,7 @@ export const openPglite = async (dir: string | "memory", options: { loadDataDir?
       return db.transaction(async (tx) => {
         const store = { db, open: true };
         try {
-          return await openTransaction.run(store, () => fn(transactionSql((text, params) => run(tx, text, params))));
+          return await openTransaction.run(store, () => runTransaction((text, params) => run(tx, text, params), fn));
         } finally {
           store.open = false;
         }

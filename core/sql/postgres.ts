@@ -1,5 +1,5 @@
 import pg from "pg";
-import { transactionSql } from "./nested-transaction";
+import { runTransaction } from "./nested-transaction";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";
 import { withRollbackFailure } from "./rollback-failure";
@@ -111,7 +111,7 @@ export const openPostgres = async (url: string, timeouts: PostgresTimeouts = {})
       let broken = false;
       try {
         await client.query("BEGIN");
-        const result = await fn(transactionSql((text, params) => run(client, text, params)));
+        const result = await runTransaction((text, params) => run(client, text, params), fn);
         await client.query("COMMIT");
         return result;
       } catch (error) {

@@ -11,7 +11,7 @@ import {
   type SqlParameter,
 } from "@aws-sdk/client-rds-data";
 import { remainingMs } from "../deadline/deadline";
-import { transactionSql } from "./nested-transaction";
+import { runTransaction } from "./nested-transaction";
 import { parseTimestamp } from "./parse-timestamp";
 import type { SqlBackend, SqlValue } from "./port";
 import { withRollbackFailure } from "./rollback-failure";
@@ -99,7 +99,7 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
       };
       let result;
       try {
-        result = await fn(transactionSql(inTx));
+        result = await runTransaction(inTx, fn);
       } catch (error) {
         await queue;
         // The caller's error is the one worth seeing; a failed rollback ends anyway when the transaction times out.

@@ -115,6 +115,29 @@ describe.each(everyBackend)("the SQL port on $name", ({ open }) => {
     expect(await db.query(`SELECT id FROM port_things WHERE id = 12`)).toEqual([]);
   });
 
+  it("a transaction whose failed statement was caught inside it does not resolve as committed: it rejects, and nothing of it stays", async () => {
+    const outcome = db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO port_things (id, note) VALUES (13, 'before')`);
+      await tx.query(`INSERT INTO port_things (id) VALUES (13)`).catch(() => undefined);
+      return "done";
+    });
+    await expect(outcome).rejects.toThrow(/failed and its error was caught/);
+    expect(await db.query(`SELECT id FROM port_things WHERE id = 13`)).toEqual([]);
+  });
+
+  it("a failure a nested transaction took back leaves the outer one free to commit", async () => {
+    await db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO port_things (id, note) VALUES (14, 'outer')`);
+      await tx
+        .transaction(async (inner) => {
+          await inner.query(`INSERT INTO port_things (id) VALUES (14)`);
+        })
+        .catch(() => undefined);
+      await tx.query(`INSERT INTO port_things (id, note) VALUES (15, 'after')`);
+    });
+    expect(await db.query(`SELECT id FROM port_things WHERE id IN (14, 15) ORDER BY id`)).toEqual([{ id: 14 }, { id: 15 }]);
+  });
+
   it("a nested transaction that throws rolls back only its own work", async () => {
     await db.transaction(async (tx) => {
       await tx.query(`INSERT INTO port_things (id, note) VALUES (20, 'outer')`);
