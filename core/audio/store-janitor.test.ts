@@ -16,6 +16,8 @@ import { recordBlob } from "./blob-records";
 import { ingestAudio } from "./ingest-audio";
 import { insertUpload } from "./upload-records";
 import { sweepStore } from "./store-janitor";
+import { storeVariant } from "../processing/pass-store";
+import { ProviderError } from "../providers/provider-port";
 
 const appId = "alpha";
 const hour = 3_600_000;
@@ -100,6 +102,33 @@ describe.each(stores)("the store janitor on the %s store", (name, openStore) => 
       for await (const chunk of source) chunks.push(chunk as Buffer);
     });
     expect(Buffer.concat(chunks)).toEqual(bytes);
+  });
+
+  it("a processed variant whose bytes the janitor removed (an old orphan copy of the same bytes) just before its row went in is not recorded: the stage runs again, and no post points at a missing object", async () => {
+    const bytes = wavOf(6);
+    const cid = rawCid(bytes);
+    const key = `blobs/${appId}/${cid}`;
+    const rkey = "3kvariantrace";
+    await db.sql.query(`INSERT INTO posts (app_id, rkey, record, cid, author_id) VALUES ($1, $2, $3::json, 'bafyrecord', 'author')`, [
+      appId,
+      rkey,
+      JSON.stringify({ $type: "dev.svc.audio.post", text: "x", createdAt: new Date().toISOString() }),
+    ]);
+    await db.sql.query(`INSERT INTO post_enrichment (app_id, rkey, lease_token, lease_until) VALUES ($1, $2, 'token', now() + interval '1 hour')`, [appId, rkey]);
+    // The pass's output met an old copy of its bytes (a pass that died before recording left it), kept as it was.
+    await put(key, bytes);
+    expect(await sweepStore({ store, sql: db.sql, now: later(), ...ages })).toMatchObject({ orphansRemoved: 1 });
+    const variant = { appId, rkey, token: "token", stage: "trim" as const, audio: { appId, cid, mimeType: "audio/wav" as const, size: bytes.length, durationMs: 1000 }, now: new Date() };
+    const failed = await db.sql.transaction((tx) => storeVariant(tx, store, variant)).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ProviderError);
+    expect((failed as ProviderError).disposition).toBe("retry");
+    expect(await blobRows(db.sql, appId)).toEqual([]);
+    expect(await db.sql.query(`SELECT audio_cid FROM post_enrichment WHERE app_id = $1 AND rkey = $2`, [appId, rkey])).toEqual([{ audio_cid: null }]);
+
+    // The stage's next run writes the bytes again, and its variant is recorded.
+    await put(key, bytes);
+    await db.sql.transaction((tx) => storeVariant(tx, store, variant));
+    expect(await db.sql.query(`SELECT audio_cid FROM post_enrichment WHERE app_id = $1 AND rkey = $2`, [appId, rkey])).toEqual([{ audio_cid: cid }]);
   });
 
   it.runIf(name === "filesystem")("an upload that meets an hour-old unreferenced copy of its bytes refreshes it, so the janitor keeps it and the upload is stored", async () => {

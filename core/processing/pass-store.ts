@@ -1,6 +1,9 @@
 /** The worker pass's reads and fenced writes (each write lands only while the pass holds the post's lease). */
 import type { AcceptedMimeType } from "../records/accepted-types";
-import type { AudioRef, Stage, Transcript, Waveform } from "../providers/provider-port";
+import { recordBlob } from "../audio/blob-records";
+import { blobKey } from "../blobs/blob-key";
+import type { BlobStore } from "../blobs/blob-store";
+import { type AudioRef, ProviderError, type Stage, type Transcript, type Waveform } from "../providers/provider-port";
 import { placeholders } from "../sql/placeholders";
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
@@ -91,13 +94,17 @@ export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boole
  */
 export const storeVariant = async (
   sql: Sql,
+  blobs: Pick<BlobStore, "stat">,
   variant: { appId: string; rkey: string; token: string; stage: Stage; audio: AudioRef; loudness?: Loudness; now: Date },
 ): Promise<void> => {
   const { appId, rkey, token, audio, now } = variant;
-  await sql.query(
-    `INSERT INTO blobs (app_id, cid, mime_type, size, duration_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-    [appId, audio.cid, audio.mimeType, audio.size, audio.durationMs],
-  );
+  // Under the blob's lock, as an upload records its row: the store janitor removes an unreferenced object only
+  // under it. The output may have landed on an old orphan copy of the same bytes, which the janitor could take
+  // just before this row went in; then nothing may point at it, and the stage runs again to write it anew.
+  await recordBlob(sql, { appId, cid: audio.cid, mimeType: audio.mimeType, size: audio.size, durationMs: audio.durationMs });
+  if (!(await blobs.stat(blobKey(appId, audio.cid)))) {
+    throw new ProviderError("retry", `${variant.stage}: its output was removed from the store before it was recorded`);
+  }
   await sql.query(
     `UPDATE post_enrichment SET audio_cid = $4, audio_mime_type = $5, audio_size = $6, audio_duration_ms = $7, loudness = $8::json,
             waveform = NULL

@@ -212,14 +212,14 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
             ? await buildProvider("denoise", selection, context, deps.providers).denoise(audio, call)
             : await buildProvider("trim", selection, context, deps.providers).trim(audio, call);
         const changed = out.cid !== audio.cid || out.mimeType !== audio.mimeType;
-        await settle("ready", undefined, changed ? (tx) => storeVariant(tx, { appId, rkey, token, stage, audio: out, now: deps.now() }) : undefined);
+        await settle("ready", undefined, changed ? (tx) => storeVariant(tx, deps.blobs, { appId, rkey, token, stage, audio: out, now: deps.now() }) : undefined);
         return "settled";
       }
       case "normalize": {
         const { audio: out, loudness } = await buildProvider("normalize", selection, context, deps.providers).normalize(audio, call);
         const changed = out.cid !== audio.cid || out.mimeType !== audio.mimeType;
         await settle("ready", undefined, (tx) =>
-          changed ? storeVariant(tx, { appId, rkey, token, stage, audio: out, loudness, now: deps.now() }) : storeLoudness(tx, appId, rkey, token, loudness),
+          changed ? storeVariant(tx, deps.blobs, { appId, rkey, token, stage, audio: out, loudness, now: deps.now() }) : storeLoudness(tx, appId, rkey, token, loudness),
         );
         return "settled";
       }
