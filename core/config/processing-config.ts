@@ -1,5 +1,6 @@
 /** Enrichment configuration: providers and their pins, dispatch, webhooks. Parsed once with the rest of Config. */
 import { stageOrder, type Stage } from "../records/stages";
+import { maxModelLength } from "../records/transcript-record";
 import type { VariableName } from "./variables";
 import { parseAppList } from "./app-list";
 import type { ReadVariable } from "./read-variables";
@@ -101,7 +102,7 @@ export const parseProviderValue = (value: string): ProviderValue | undefined => 
   const colon = value.indexOf(":");
   const provider = (colon < 0 ? value : value.slice(0, colon)).trim();
   const model = colon < 0 ? "" : value.slice(colon + 1).trim();
-  if (!providerName.test(provider)) return undefined;
+  if (!providerName.test(provider) || model.length > maxModelLength) return undefined;
   return model ? { provider, model } : { provider };
 };
 
@@ -127,21 +128,26 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
     const value = parseProviderValue(raw);
     // A malformed default still names something: the stage is misconfigured rather than silently defaulted.
     defaults[stage] = value ?? { provider: raw };
-    if (!value) log.error(`${name} is not provider or provider:model; ${stage} is unavailable`, { variable: name });
+    if (!value) log.error(`${name} is not provider or provider:model (a model of at most ${maxModelLength} characters); ${stage} is unavailable`, { variable: name });
     else if (value.model && stage !== "transcribe") log.warn(`${name} pins a model, but ${stage} has no models; ignored`, { variable: name });
   }
 
   const tenantPins = {} as Record<Stage, Map<string, ProviderValue>>;
   for (const stage of stageOrder) {
     const name = processingVariables.pins[stage];
-    const list = parseAppList(name, read(name), (v) => (parseProviderValue(v) ? undefined : "not provider or provider:model"), log);
+    const list = parseAppList(name, read(name), (v) => (parseProviderValue(v) ? undefined : `not provider or provider:model (a model of at most ${maxModelLength} characters)`), log);
     tenantPins[stage] = new Map([...list].map(([appId, v]) => {
       const value = parseProviderValue(v)!;
       if (value.model && stage !== "transcribe") log.warn(`${name}: tenant "${appId}" pins a model, but ${stage} has no models; ignored`, { variable: name, appId });
       return [appId, value];
     }));
   }
-  const tenantSttModels = parseAppList("SVC_APP_STT_MODELS", read("SVC_APP_STT_MODELS"), () => undefined, log);
+  const tenantSttModels = parseAppList(
+    "SVC_APP_STT_MODELS",
+    read("SVC_APP_STT_MODELS"),
+    (model) => (model.length > maxModelLength ? `a model of more than ${maxModelLength} characters` : undefined),
+    log,
+  );
 
   return {
     stub: flag("SVC_PROCESSING_STUB"),

@@ -39,6 +39,27 @@ describe("processing variables", () => {
     expect(config.webhooks.get("alpha")?.url).toBe("https://hooks.example.com/x");
   });
 
+  it("a transcription model longer than the transcript record's model field (128) is refused wherever it is set, so no stored record fails its lexicon", () => {
+    const long = "m".repeat(129);
+    const errors: string[] = [];
+    const log = { warn: () => {}, error: (message: string) => void errors.push(message) };
+    const config = parseProcessingConfig(
+      readVariables({ SVC_APP_STT_MODELS: `alpha:${long},beta:${"m".repeat(128)}`, SVC_TRANSCRIBER: `elevenlabs:${long}`, SVC_APP_TRANSCRIBERS: `alpha:elevenlabs:${long}` }, () => undefined),
+      log,
+    );
+    expect(config.tenantSttModels.has("alpha")).toBe(false);
+    expect(config.tenantSttModels.get("beta")).toHaveLength(128);
+    expect(config.defaults.transcribe).toEqual({ provider: `elevenlabs:${long}` });
+    expect(config.tenantPins.transcribe.has("alpha")).toBe(false);
+    expect(errors).toHaveLength(3);
+    expect(errors.every((message) => message.includes("128"))).toBe(true);
+    for (const name of ["SVC_PLATFORM_STT_MODEL", "ELEVENLABS_STT_MODEL"]) {
+      const problems: string[] = [];
+      readVariables({ [name]: long }, (variable, message) => void problems.push(`${variable}: ${message}`))(name as "ELEVENLABS_STT_MODEL");
+      expect(problems.filter((problem) => problem.startsWith(`${name}:`)), name).toEqual([expect.stringContaining("at most 128 characters")]);
+    }
+  });
+
   it("whitespace-only values are unset, as for every row", () => {
     const config = parseProcessingConfig(readVariables({ SVC_TRANSCRIBER: "   ", SVC_APP_WEBHOOK_URLS: " \t " }, () => undefined), quiet);
     expect(config.defaults.transcribe).toBeUndefined();

@@ -3,6 +3,7 @@ import { minSecretLength } from "./secret-length";
 import { parseRateLimitPolicy, RateLimitPolicy } from "../rate-limit/policies";
 import type { LogLevel } from "../observability/logger";
 import type { DatabaseConfig } from "../sql/database-config";
+import { maxModelLength } from "../records/transcript-record";
 
 /** Records a problem with the variable and yields nothing; a parser returns it for a bad value. */
 export type Fail = (variable: string, message: string) => undefined;
@@ -10,6 +11,10 @@ export type Fail = (variable: string, message: string) => undefined;
 /** Turns one variable's trimmed, non-empty value into its typed value, or reports a problem through `fail`. */
 export type VariableParser<T = unknown> = (value: string, fail: Fail, name: string) => T | undefined;
 
+
+/** A transcription model's name: the transcript record keeps it, so it must fit the lexicon's field. */
+export const modelName: VariableParser<string> = (value, fail, name) =>
+  value.length > maxModelLength ? fail(name, `${name} must be at most ${maxModelLength} characters (the transcript record's model field)`) : value;
 
 export const secret: VariableParser<string> = (value, fail, name) =>
   value.length < minSecretLength ? fail(name, `${name} must be at least ${minSecretLength} characters`) : value;

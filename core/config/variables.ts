@@ -3,6 +3,7 @@ import {
   concurrency,
   logLevel,
   milliseconds,
+  modelName,
   nonNegativeInteger,
   parseDatabaseUrl,
   parsePdsHost,
@@ -493,6 +494,7 @@ const rows = [
   row({
     name: "SVC_PLATFORM_STT_MODEL",
     required: false,
+    parse: modelName,
     scopes: ["providers"],
     deploy: true,
     rule: "Default model of the platform transcriber: an Amazon Transcribe language code (en-US) fixes the language; unset or auto identifies it",
@@ -508,6 +510,7 @@ const rows = [
   row({
     name: "ELEVENLABS_STT_MODEL",
     required: false,
+    parse: modelName,
     scopes: ["providers"],
     deploy: true,
     rule: "Default ElevenLabs transcription model; unset, the provider's own default",

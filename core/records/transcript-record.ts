@@ -1,6 +1,10 @@
 import type { Transcript, TranscriptSegment } from "./stage-outputs";
 import { nsids } from "./nsids";
 import type { StrongRef } from "./post-schema";
+import audioTranscript from "../../lexicons/dev.svc.audio.transcript.json";
+
+/** The longest model name a transcript record holds, as its lexicon says. */
+export const maxModelLength: number = audioTranscript.defs.main.record.properties.model.maxLength;
 
 /**
  * The dev.svc.audio.transcript record (docs/decisions.md#transcripts): one per post, about the post it names.
