@@ -77,7 +77,7 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
   it.each([
     ["malformed framing is a 400", "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n", 400],
     ["a bad header name is a 400", "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", 400],
-    ["headers over Node's limit are a 431", `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
+    ["headers over Node's limit are a 400 (VALIDATION_ERROR's status, not Node's 431)", `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 400],
   ])("an error Node answers itself carries the envelope and X-Request-ID: %s", async (_, request, status) => {
     const res = await rawRequest(port, request);
     expect(res.status).toBe(status);

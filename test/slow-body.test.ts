@@ -44,7 +44,7 @@ describe.each(backends)("the upload body rate floor on the Node host, on $name",
     return { socket, tail, answer: answerOf(socket) };
   };
 
-  it("an upload whose body averages under the floor (1 KiB/s over 30 s windows by default) is answered 408 and closed within two windows, and its staging file removed", async () => {
+  it("an upload whose body averages under the floor (1 KiB/s over 30 s windows by default) is answered 400 VALIDATION_ERROR and closed within two windows, and its staging file removed", async () => {
     const before = log.lines.length;
     const wav = pcmWav(200_000);
     const { socket, answer } = await openUpload("trickler", wav);
@@ -56,13 +56,13 @@ describe.each(backends)("the upload body rate floor on the Node host, on $name",
     const trickle = setInterval(() => socket.writable && socket.write(wav.subarray(sent, ++sent)), 100);
     const res = await answer;
     clearInterval(trickle);
-    expect(res.status).toBe(408);
+    expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR" }, requestId: res.headers["x-request-id"] });
     expect(res.closed).toBe(true);
     expect(Date.now() - started).toBeLessThan(2 * windowMs + 1_000);
     expect(await stagingFiles()).toEqual([]);
     const line = log.lines.slice(before).find((l) => l.message === "request" && l.fields.route === "upload-audio");
-    expect(line?.fields).toMatchObject({ status: 408, errorCode: "VALIDATION_ERROR" });
+    expect(line?.fields).toMatchObject({ status: 400, errorCode: "VALIDATION_ERROR" });
     expect(log.lines.slice(before).filter((l) => l.level === "error")).toEqual([]);
   });
 

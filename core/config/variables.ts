@@ -273,7 +273,7 @@ const rows = [
     required: false,
     scopes: ["host"],
     rule: "Bytes per second an upload body must average over each window on the Node host (0 switches the floor off)",
-    description: "Bytes per second an upload's body must average over each `SVC_BODY_RATE_WINDOW_MS` window while it arrives on the Node host; a slower one (an upload trickling a byte now and then, which the idle timeout never catches) is answered 408 and closed, and its staging file removed. `0` switches the floor off",
+    description: "Bytes per second an upload's body must average over each `SVC_BODY_RATE_WINDOW_MS` window while it arrives on the Node host; a slower one (an upload trickling a byte now and then, which the idle timeout never catches) is answered 400 and closed, and its staging file removed. `0` switches the floor off",
     parse: nonNegativeInteger,
     default: 1024,
   }),

@@ -74,9 +74,9 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
         // A client that disconnected mid-body is not an outage: 499 (client closed request) at info, no envelope
         // (nobody is there to read it).
         if (req.bodyTooSlow?.()) {
-          // Not the route's failure but the client's pace: 408, as Node answers a request not received in time.
+          // Not the route's failure but the client's pace, answered as the request's fault: VALIDATION_ERROR, a 400.
           const failure = invocation.failed(validationError("the request body arrived too slowly; send it faster or in one go"));
-          response = { ...errorResponse(failure, requestId), status: requestTimeout };
+          response = errorResponse(failure, requestId);
         } else if (req.clientClosed?.()) {
           log.info("client closed the request", { reason: error instanceof Error ? error.message : String(error) });
           response = { status: clientClosedRequest, headers: {} };
@@ -95,8 +95,6 @@ const toHttpResponse = (outcome: Outcome): HttpResponse =>
   outcome.kind === "raw"
     ? outcome.response
     : { status: outcome.status, headers: { ...outcome.headers, ...jsonHeaders }, body: JSON.stringify(outcome.body) };
-
-const requestTimeout = 408;
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const clientClosedRequest = 499;

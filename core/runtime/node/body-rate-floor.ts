@@ -23,7 +23,7 @@ export class BodyTooSlowError extends Error {
  * The body as its route reads it, and whether the floor cut it off. Each window the socket's received bytes are
  * compared with the floor; a window in which the reader held the body back (backpressure from a slow store) is
  * ours, not the client's, and does not count. Cut off, the reader's stream fails with BodyTooSlowError (so an
- * upload discards its staging file) and the request is answered 408 with the connection closed.
+ * upload discards its staging file) and the request is answered 400 with the connection closed.
  */
 export const bodyWithRateFloor = (incoming: IncomingMessage, floor: BodyRateFloor): { body(): Readable; bodyTooSlow(): boolean } => {
   let cut = false;

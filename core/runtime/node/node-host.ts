@@ -84,12 +84,15 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex, deps: D
     socket.destroy();
     return;
   }
-  const [status, message] =
+  const message =
     error.code === "HPE_HEADER_OVERFLOW"
-      ? [431, "request headers are too large"]
+      ? "request headers are too large"
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, "the request was not received in time"]
-        : [400, "malformed HTTP request"];
+        ? "the request was not received in time"
+        : "malformed HTTP request";
+  // VALIDATION_ERROR is a 400 in the closed set of codes, whatever Node would have said (431, 408): a client reads
+  // one status per code.
+  const status = 400;
   const body = JSON.stringify({ success: false, error: { message, code: "VALIDATION_ERROR" }, requestId });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
