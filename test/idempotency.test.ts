@@ -184,4 +184,32 @@ describe("a PATCH replayed hours after its first answer", () => {
       data: { ...first.json.data, embed: { ...first.json.data.embed, url: "" } },
     });
   });
+
+  it("signs nothing it did not hand out: a playback URL written into the post's text (another tenant's blob) is replayed as written, and does not play", async () => {
+    const clip = await audioFixture("audio/wav");
+    const upload = async (token: string, actor: string) => {
+      const { body, contentType } = await multipartBody([{ name: "file", bytes: clip.bytes, type: "audio/wav" }]);
+      return (await svc.post("/api/v1/audio/upload", { actor, token, body, headers: { "content-type": contentType } })).json.data.blob;
+    };
+    const alphas = await upload(svc.tenants.alpha.token, "i-victim");
+    const betas = await upload(svc.tenants.beta.token, "i-mallory");
+    const lure = `${svc.baseUrl}/api/v1/audio?url=blobs/alpha/${alphas.ref.$link}`;
+    const post = await createPost(svc, "i-mallory", { text: lure, embed: { $type: "dev.svc.embed.audio", audio: betas } }, svc.tenants.beta.token);
+    const patch = () =>
+      svc.call("PATCH", `/api/v1/posts/${post.uri.split("/").pop()}`, {
+        actor: "i-mallory",
+        token: svc.tenants.beta.token,
+        json: { processing: { waveform: true } },
+        headers: { "idempotency-key": "key-oracle" },
+      });
+    const first = await patch();
+    expect(first.status).toBe(202);
+    const replay = await patch();
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.json.data.record.text).toBe(lure);
+    expect(replay.json.data.cid).toBe(first.json.data.cid);
+    expect((await svc.get(lure.slice(svc.baseUrl.length), { token: null })).status).toBe(403);
+    // The post's own audio is still signed afresh, for its own tenant.
+    expect((await svc.get((replay.json.data.embed.url as string).slice(svc.baseUrl.length), { token: null })).status).toBe(200);
+  });
 });

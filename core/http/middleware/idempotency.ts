@@ -20,10 +20,13 @@ interface Held {
   completedInWrite: boolean;
 }
 
-/** The stored answer, its playback URLs signed again (refresh-playback-urls.ts). */
+/** The stored answer, its playback URL signed again (refresh-playback-urls.ts). */
 const replayed = (body: unknown, call: RouteCall): unknown => {
   const { publicBaseUrl, playbackSigningKey } = call.deps.config;
-  return publicBaseUrl && playbackSigningKey ? refreshPlaybackUrls(body, { baseUrl: publicBaseUrl, secret: playbackSigningKey, now: call.deps.now() }) : body;
+  const appId = call.tenant?.appId;
+  return publicBaseUrl && playbackSigningKey && appId
+    ? refreshPlaybackUrls(body, { baseUrl: publicBaseUrl, secret: playbackSigningKey, now: call.deps.now(), appId })
+    : body;
 };
 
 /**
