@@ -17,34 +17,64 @@ const rnnoiseModule = () => (loaded ??= createRNNoise());
  */
 export const primeSeconds = 10;
 
-/** Returns a new array: the input with RNNoise applied; a last partial frame is zero-padded, then cut back. */
-export async function suppressNoise(samples: Float32Array, prime = primeSeconds): Promise<Float32Array> {
+/** One channel's RNNoise state, fed as the samples arrive: memory stays one frame, however long the clip. */
+export interface NoiseSuppressor {
+  /** Runs `samples` through the state and discards the output (the opening seconds, before the clip itself). */
+  prime(samples: Float32Array): void;
+  /** The denoised samples of every whole frame so far; a partial frame waits for the next push or `flush`. */
+  push(samples: Float32Array): Float32Array;
+  /** The last partial frame, zero-padded through RNNoise and cut back to its length. */
+  flush(): Float32Array;
+  close(): void;
+}
+
+export async function createNoiseSuppressor(): Promise<NoiseSuppressor> {
   const rnnoise = await rnnoiseModule();
   const frame = rnnoise._rnnoise_get_frame_size();
   const state = rnnoise._rnnoise_create(0);
   const pointer = rnnoise._malloc(frame * 4);
-  const output = new Float32Array(samples.length);
-  try {
-    const scratch = new Float32Array(frame);
-    const primed = Math.min(samples.length, Math.round(prime * rnnoiseSampleRate));
-    for (let offset = 0; offset < primed; offset += frame) {
-      const count = Math.min(frame, primed - offset);
-      for (let i = 0; i < frame; i++) scratch[i] = i < count ? samples[offset + i]! * 32768 : 0;
-      rnnoise.HEAPF32.set(scratch, pointer >> 2);
-      rnnoise._rnnoise_process_frame(state, pointer, pointer);
-    }
-    for (let offset = 0; offset < samples.length; offset += frame) {
-      const count = Math.min(frame, samples.length - offset);
-      for (let i = 0; i < frame; i++) scratch[i] = i < count ? samples[offset + i]! * 32768 : 0;
-      // HEAPF32 is re-read every frame: a memory growth inside the module replaces the view.
-      rnnoise.HEAPF32.set(scratch, pointer >> 2);
-      rnnoise._rnnoise_process_frame(state, pointer, pointer);
-      const heap = rnnoise.HEAPF32;
-      for (let i = 0; i < count; i++) output[offset + i] = heap[(pointer >> 2) + i]! / 32768;
-    }
-  } finally {
-    rnnoise._free(pointer);
-    rnnoise._rnnoise_destroy(state);
-  }
-  return output;
+  const scratch = new Float32Array(frame);
+  let waiting = new Float32Array(0);
+
+  /** One frame through the state (`count` real samples, zero-padded); its output into `into` at `at`, when given. */
+  const run = (samples: Float32Array, from: number, count: number, into?: Float32Array, at = 0) => {
+    for (let i = 0; i < frame; i++) scratch[i] = i < count ? samples[from + i]! * 32768 : 0;
+    // HEAPF32 is re-read every frame: a memory growth inside the module replaces the view.
+    rnnoise.HEAPF32.set(scratch, pointer >> 2);
+    rnnoise._rnnoise_process_frame(state, pointer, pointer);
+    if (!into) return;
+    const heap = rnnoise.HEAPF32;
+    for (let i = 0; i < count; i++) into[at + i] = heap[(pointer >> 2) + i]! / 32768;
+  };
+
+  return {
+    prime(samples) {
+      for (let offset = 0; offset < samples.length; offset += frame) run(samples, offset, Math.min(frame, samples.length - offset));
+    },
+    push(samples) {
+      const all = waiting.length === 0 ? samples : concat(waiting, samples);
+      const whole = all.length - (all.length % frame);
+      const output = new Float32Array(whole);
+      for (let offset = 0; offset < whole; offset += frame) run(all, offset, frame, output, offset);
+      waiting = all.slice(whole);
+      return output;
+    },
+    flush() {
+      const output = new Float32Array(waiting.length);
+      if (waiting.length > 0) run(waiting, 0, waiting.length, output, 0);
+      waiting = new Float32Array(0);
+      return output;
+    },
+    close() {
+      rnnoise._free(pointer);
+      rnnoise._rnnoise_destroy(state);
+    },
+  };
 }
+
+const concat = (a: Float32Array, b: Float32Array) => {
+  const joined = new Float32Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+};

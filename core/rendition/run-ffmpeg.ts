@@ -21,6 +21,8 @@ export interface FfmpegRun {
   stdin?: Readable;
   /** Collect stdout (`pipe:1` outputs); otherwise it is discarded. */
   collectStdout?: boolean;
+  /** Collected stdout past this many bytes stops the run, which fails (default 1 GiB: one Buffer holds at most 4). */
+  maxStdoutBytes?: number;
   /** Stream stdout here instead (another ffmpeg's stdin), with backpressure. */
   stdoutTo?: Writable;
   signal?: AbortSignal;
@@ -40,6 +42,8 @@ export interface FfmpegTiming {
 // The last 64 KiB of stderr: enough to explain a failure, and where filters print their summaries at the end.
 // ffmpeg can print a line per frame on some errors.
 const stderrLimit = 65_536;
+
+const defaultMaxStdoutBytes = 2 ** 30;
 
 let running = 0;
 
@@ -61,11 +65,20 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
       signal: options.signal,
     });
     const out: Buffer[] = [];
+    let collected = 0;
+    let overflow: FfmpegError | undefined;
     let stderr = "";
     if (options.stdoutTo) child.stdout!.pipe(options.stdoutTo);
     else
       child.stdout!.on("data", (chunk: Buffer) => {
-        if (options.collectStdout) out.push(chunk);
+        if (!options.collectStdout || overflow) return;
+        collected += chunk.length;
+        const limit = options.maxStdoutBytes ?? defaultMaxStdoutBytes;
+        if (collected > limit) {
+          overflow = new FfmpegError(`ffmpeg wrote more than ${limit} bytes to collect`, "");
+          out.length = 0;
+          child.kill("SIGKILL");
+        } else out.push(chunk);
       });
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString("utf8")).slice(-stderrLimit);
@@ -89,7 +102,8 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
     child.on("close", (code, signal) => {
       done();
       record();
-      if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
+      if (overflow) reject(overflow);
+      else if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
       else reject(new FfmpegError(`ffmpeg exited with ${code ?? signal}`, stderr.trim()));
     });
   });
