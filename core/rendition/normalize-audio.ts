@@ -54,24 +54,40 @@ function gainFilter(plan: GainPlan, before: LoudnessFigures, sampleRate: number)
   return `${volume},aresample=${sampleRate * oversampling},${limiter},aresample=${sampleRate}`;
 }
 
+/** Largest change of gain from one attempt to the next: a limiter that takes most of a step makes a slope look flat. */
+const maxStepDb = 24;
+
 /**
- * The next plan after `last` missed: its true-peak overshoot taken off the ceiling, and its loudness error off the
- * gain. Where the limiter takes loudness (clicks that carried it), a dB of gain gives less than a dB of loudness: the
- * slope between the last two attempts scales the step.
+ * The next plan after the latest attempt (`attempts[0]`) missed: its true-peak overshoot taken off the ceiling, and
+ * its loudness error off the gain. Loudness rises with gain, but where the limiter takes loudness (clicks that
+ * carried it) a dB of gain gives less than a dB of loudness, and less the harder it limits. So, among the attempts
+ * at this ceiling: once one fell short and one overshot, the next gain is interpolated between the closest of each,
+ * kept to the middle half of that bracket so it always narrows; until then the step follows the slope of the last
+ * two, at most 24 dB at a time.
  */
-function nextPlan(last: Attempt, previous: Attempt | undefined, before: LoudnessFigures, target: number): GainPlan {
+function nextPlan(attempts: readonly Attempt[], before: LoudnessFigures, target: number): GainPlan {
+  const last = attempts[0]!;
   let { gainDb, ceilingDbtp } = last.plan;
   const { integratedLufs, truePeakDbtp } = last.probe.loudness;
   if (truePeakDbtp !== null && truePeakDbtp > truePeakLimitDbtp) {
     ceilingDbtp = plannedPeak(last.plan, before) - (truePeakDbtp - truePeakLimitDbtp) - 0.2;
   }
-  if (integratedLufs !== null) {
-    const earlier = previous?.probe.loudness.integratedLufs;
-    const step = last.plan.gainDb - (previous?.plan.gainDb ?? 0);
-    const slope = previous && earlier !== null && earlier !== undefined && step !== 0 ? (integratedLufs - earlier) / step : 1;
-    gainDb += (target - integratedLufs) / Math.min(1, Math.max(0.2, slope));
+  if (integratedLufs === null) return { gainDb, ceilingDbtp };
+  const alike = attempts.filter((a) => a.plan.ceilingDbtp === ceilingDbtp && a.probe.loudness.integratedLufs !== null);
+  const lufs = (a: Attempt) => a.probe.loudness.integratedLufs!;
+  const short = alike.filter((a) => lufs(a) < target).sort((a, b) => b.plan.gainDb - a.plan.gainDb)[0];
+  const over = alike.filter((a) => lufs(a) > target).sort((a, b) => a.plan.gainDb - b.plan.gainDb)[0];
+  if (short && over && over.plan.gainDb > short.plan.gainDb) {
+    const low = short.plan.gainDb;
+    const width = over.plan.gainDb - low;
+    const interpolated = low + ((target - lufs(short)) / (lufs(over) - lufs(short))) * width;
+    return { gainDb: Math.min(Math.max(interpolated, low + width / 4), low + (3 * width) / 4), ceilingDbtp };
   }
-  return { gainDb, ceilingDbtp };
+  const previous = alike.find((a) => a !== last);
+  const step = previous ? last.plan.gainDb - previous.plan.gainDb : 0;
+  const slope = previous && step !== 0 ? (integratedLufs - lufs(previous)) / step : 1;
+  const change = (target - integratedLufs) / Math.min(1, Math.max(0.2, slope));
+  return { gainDb: gainDb + Math.max(-maxStepDb, Math.min(maxStepDb, change)), ceilingDbtp };
 }
 
 /** Of two attempts, the one to keep: meeting the true-peak limit first, then nearer the loudness target. */
@@ -108,7 +124,7 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
       const attempt = { plan, file, probe: measured, mp3 };
       attempts.unshift(attempt);
       if (meetsTarget(attempt.probe.loudness, probe.channels) || attempts.length === maxAttempts) break;
-      plan = nextPlan(attempt, attempts[1], before, target);
+      plan = nextPlan(attempts, before, target);
     }
     const made = attempts.reduce((a, b) => better(a, b, target));
 

@@ -20,6 +20,8 @@ const speech =
 /** Plosives: a decaying 70 Hz thump every 0.75 s; clicks: a single sample near full scale every ~0.4 s. */
 const plosives = "0.7*sin(2*PI*70*t)*exp(-45*mod(t,0.75))";
 const clicks = "0.97*eq(mod(n,19001),7)-0.9*eq(mod(n,19001),8)";
+/** A 0.5 ms click near full scale at the start of every second: the limiter takes most of the gain given to it. */
+const secondClicks = "0.95*lt(mod(t,1),0.0005)";
 /** White hiss: ffmpeg's expression random() is a generator seeded with 0, so the same on every run. */
 const hiss = "(2*random(0)-1)";
 /** An A major chord with a slow tremolo, and a hiss burst on every beat (the drum). */
@@ -58,6 +60,8 @@ export const loudnessCorpus: CorpusClip[] = [
   clip("quiet speech with clicks, mono mp4", "audio/mp4", 1, [`${speech}*0.3+${clicks}`], -18),
   clip("whisper with full-scale clicks and loud plosives, mono wav", "audio/wav", 1, [`${speech}*0.01+${plosives}*1.4+${clicks}`], 0),
   clip("whisper with full-scale clicks, stereo m4a", "audio/m4a", 2, [`${speech}*0.005+${clicks}`, `${speech}*0.005`], 0),
+  { ...clip("whisper under a click each second, mono wav", "audio/wav", 1, [`${speech}*0.01+${secondClicks}`], 0), seconds: 8 },
+  { ...clip("speech bursts under a click each second, mono wav", "audio/wav", 1, [`${speech}*0.03*gt(mod(t,2),1.5)+${secondClicks}`], 0), seconds: 8 },
   clip("near full scale speech, stereo wav", "audio/wav", 2, [speech, `${speech}*0.9`], 8),
   clip("near full scale speech, mono m4a", "audio/m4a", 1, [speech], 8),
   // A tone at a quarter of the rate with its samples at ±45°: inter-sample peaks 3 dB over the sample peak.
