@@ -66,6 +66,16 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       expect(res.json.error.issues[0].message).toMatch(/nested too deeply/);
     });
 
+    if (driver === "node") {
+      it("a JSON body whose bytes are not UTF-8 (a latin1 é) is refused, not stored with U+FFFD in its place", async () => {
+        const body = Buffer.concat([Buffer.from('{"text":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+        const res = await svc.post("/api/v1/posts", { actor: "u-latin1", body, headers: { "content-type": "application/json" } });
+        expectValidationError(res);
+        expect(res.json.error.message).toBe("request body is not valid UTF-8");
+        expect((await svc.get("/api/v1/posts", { actor: "u-latin1" })).json.data.items).toEqual([]);
+      });
+    }
+
     it("well-formed text beyond the BMP is accepted and returned as sent", async () => {
       const view = await createPost(svc, "u-emoji", { text: "🎙️ astral 𝄞", selfLabels: ["🏷️"] });
       expect(view.record).toMatchObject({ text: "🎙️ astral 𝄞", selfLabels: ["🏷️"] });

@@ -21,12 +21,21 @@ export const readJsonBody = async (req: HttpRequest, maxBytes: number): Promise<
   if (type !== "application/json") {
     throw validationError("Content-Type must be application/json", [{ path: ["headers", "Content-Type"], message: "expected application/json" }]);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  let text: string;
+  try {
+    text = utf8.decode(Buffer.concat(chunks));
+  } catch {
+    // Decoded leniently, each bad byte would become U+FFFD: text other than the client sent, stored as if it had.
+    throw validationError("request body is not valid UTF-8", [{ path: [], message: "invalid UTF-8" }]);
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw validationError("request body is not valid JSON", [{ path: [], message: "invalid JSON" }]);
   }
 };
+
+// JSON is UTF-8 (RFC 8259); a byte order mark is kept, so JSON.parse refuses it as before.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const tooLarge = (maxBytes: number) => new DomainError("PAYLOAD_TOO_LARGE", `JSON body exceeds ${maxBytes} bytes`);
