@@ -15,7 +15,7 @@ import { blobKey, renditionKey } from "../blobs/blob-key";
 import type { FsBlobStore } from "../blobs/blob-store";
 import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createLogger } from "../observability/logger";
-import { clipFilter, decodeSamples, ffmpeg, levelDb, makeClip, packetHashes } from "../../test/support/rendition-fixtures";
+import { channelLayout, clipFilter, decodeSamples, ffmpeg, levelDb, makeClip, packetHashes } from "../../test/support/rendition-fixtures";
 import { parseRenditionConfig } from "./rendition-config";
 import { type RunningRendition, startRendition } from "./rendition-node-root";
 import { ffmpegRunsInFlight } from "./run-ffmpeg";
@@ -354,18 +354,6 @@ describe("denoise of a long clip", () => {
   }, 120_000);
 });
 
-/** The channel layout ffmpeg reports for the first audio stream ("mono", "stereo", ...). */
-const channelLayout = async (bytes: Buffer): Promise<string | undefined> => {
-  const scratch = await mkdtemp(join(tmpdir(), "rendition-layout-"));
-  try {
-    const input = join(scratch, "input");
-    await import("node:fs/promises").then((fs) => fs.writeFile(input, bytes));
-    const { stderr } = await execFileAsync(ffmpeg, ["-hide_banner", "-i", input]).catch((error: { stderr: string }) => error);
-    return /Audio: [^,]+, \d+ Hz, ([^,]+)/.exec(stderr)?.[1];
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
-};
 
 describe("a caller that goes away", () => {
   /** A request the test can leave (`abort`): its connection closes before the answer. */

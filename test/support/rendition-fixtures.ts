@@ -107,3 +107,16 @@ export function levelDb(samples: Float32Array, fromSeconds: number, toSeconds: n
   const rms = Math.sqrt(sum / Math.max(1, end - start));
   return rms > 0 ? 20 * Math.log10(rms) : -150;
 }
+
+/** The channel layout ffmpeg reports for the bytes' first audio stream ("mono", "stereo", ...). */
+export async function channelLayout(bytes: Buffer): Promise<string | undefined> {
+  const dir = await mkdtemp(join(tmpdir(), "rendition-layout-"));
+  try {
+    const input = join(dir, "input");
+    await import("node:fs/promises").then((fs) => fs.writeFile(input, bytes));
+    const { stderr } = await run(ffmpeg, ["-hide_banner", "-i", input]).catch((error: { stderr: string }) => error);
+    return /Audio: [^,]+, \d+ Hz, ([^,]+)/.exec(String(stderr))?.[1];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * The `elevenlabs` denoiser: `POST /v1/audio-isolation` with `xi-api-key` and multipart `audio`; the answer is mp3.
- * It is re-encoded into the upload's family right here, by ffmpeg in the worker (FFMPEG_PATH or
+ * It is re-encoded like the upload (its family and channel count) right here, by ffmpeg in the worker (FFMPEG_PATH or
  * `@ffmpeg-installer`), because this provider is available with only its key, with or without a rendition service.
  */
 import type { BlobStore } from "../../blobs/blob-store";
@@ -24,8 +24,9 @@ export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): De
   return {
     name: "elevenlabs",
     async denoise(audio, call) {
+      const uploaded = new Uint8Array(await blobBytes(options.blobs, audio));
       const form = new FormData();
-      form.append("audio", new Blob([new Uint8Array(await blobBytes(options.blobs, audio))], { type: audio.mimeType }), `${audio.cid}`);
+      form.append("audio", new Blob([uploaded], { type: audio.mimeType }), `${audio.cid}`);
       const response = await providerFetch(
         "elevenlabs audio-isolation",
         `${options.baseUrl}/v1/audio-isolation`,
@@ -43,7 +44,7 @@ export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): De
         throw new ProviderError("fail", "elevenlabs audio-isolation: no ffmpeg here to re-encode the answer (set FFMPEG_PATH)");
       }
       try {
-        const variant = await encodeInFamily({ store: options.blobs, ffmpeg, signal: call.signal }, isolated, "mp3", audio.appId, audio.mimeType);
+        const variant = await encodeInFamily({ store: options.blobs, ffmpeg, signal: call.signal }, isolated, "mp3", { appId: audio.appId, mimeType: audio.mimeType, bytes: uploaded });
         return { appId: audio.appId, mimeType: audio.mimeType, ...variant };
       } catch (error) {
         if (error instanceof FfmpegError) throw new ProviderError("fail", "elevenlabs audio-isolation: the answer is not audio ffmpeg can decode");

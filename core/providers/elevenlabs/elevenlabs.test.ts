@@ -12,7 +12,7 @@ import type { FsBlobStore } from "../../blobs/blob-store";
 import { createFsBlobStore } from "../../blobs/fs-blob-store";
 import { resolveFfmpegPath } from "../../rendition/ffmpeg-path";
 import { type FakeElevenLabs, sampleSpeech, startFakeElevenLabs } from "../../../test/support/fake-elevenlabs";
-import { makeClip } from "../../../test/support/rendition-fixtures";
+import { channelLayout, makeClip } from "../../../test/support/rendition-fixtures";
 import { type AudioRef, ProviderError } from "../provider-port";
 import { createElevenLabsDenoiser } from "./elevenlabs-denoiser";
 import { createElevenLabsTranscriber } from "./elevenlabs-transcriber";
@@ -33,8 +33,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const put = async (mimeType: AcceptedMimeType): Promise<AudioRef> => {
-  const bytes = await makeClip(mimeType, { lead: 0.2, tone: 0.5, tail: 0.2 });
+const put = async (mimeType: AcceptedMimeType, channels = 1): Promise<AudioRef> => {
+  const bytes = await makeClip(mimeType, { lead: 0.2, tone: 0.5, tail: 0.2, channels });
   const cid = rawCid(bytes);
   await store.writeAtomic(blobKey("demo", cid), Readable.from([bytes]));
   return { appId: "demo", cid, mimeType, size: bytes.length, durationMs: 900 };
@@ -190,6 +190,18 @@ describe("elevenlabs audio isolation", () => {
       expect(await sniffAudioFamily(bytes)).toBe(acceptedAudioTypes[mimeType]);
       expect(Math.abs(variant.durationMs! - 1400)).toBeLessThanOrEqual(100);
       if (mimeType === "audio/mpeg") expect(bytes.equals(isolatedMp3)).toBe(true);
+    },
+  );
+
+  it.each<AcceptedMimeType>(["audio/wav", "audio/mpeg"])(
+    "keeps a stereo upload stereo (%s) when the service answers mono: the loudness target follows the channel count",
+    async (mimeType) => {
+      expect(await channelLayout(isolatedMp3)).toBe("mono");
+      const variant = await denoiser().denoise(await put(mimeType, 2), call());
+      const found = await store.read(blobKey("demo", variant.cid));
+      const chunks: Buffer[] = [];
+      for await (const c of found!.stream) chunks.push(c as Buffer);
+      expect(await channelLayout(Buffer.concat(chunks))).toBe("stereo");
     },
   );
 
