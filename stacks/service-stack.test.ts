@@ -239,15 +239,57 @@ describe("functions", () => {
     for (const name of secretNames) expect(json).not.toMatch(new RegExp(`"${name}":`));
   });
 
-  it("a GET route that reads the bucket (playback) may read it and not write or delete; create and PATCH, which never touch it, get no S3 access", () => {
-    const playback = actionsOf(built.routeFunctions.get("GET /api/v1/audio")!).filter((a) => a.startsWith("s3:"));
-    expect(playback).toEqual(expect.arrayContaining(["s3:GetObject*"]));
-    expect(playback.filter((a) => /^s3:(Put|Delete|Abort)/.test(a))).toEqual([]);
-    for (const key of ["POST /api/v1/posts", "PATCH /api/v1/posts/{postId}"]) {
-      expect(actionsOf(built.routeFunctions.get(key)!).filter((a) => a.startsWith("s3:"))).toEqual([]);
+  /** Each S3 action the function may take, with where: `bucket` (the bucket itself) or the object prefixes. */
+  const s3Access = (fn: Function): Record<string, string[]> => {
+    const where = (resource: unknown): string => {
+      const text = JSON.stringify(resource);
+      return /^\{"Fn::GetAtt":\["Blobs[0-9A-F]+","Arn"\]\}$/.test(text) ? "bucket" : (/"\/([^"]*)"\]\]\}$/.exec(text)?.[1] ?? text);
+    };
+    const access: Record<string, string[]> = {};
+    for (const grant of grantsOf(fn)) {
+      for (const action of grant.actions.filter((a) => a.startsWith("s3:"))) access[action] = [...(access[action] ?? []), ...grant.resources.map(where)].sort();
     }
-    const upload = actionsOf(built.routeFunctions.get("POST /api/v1/audio/upload")!);
-    expect(upload).toEqual(expect.arrayContaining(["s3:PutObject", "s3:DeleteObject*"]));
+    return access;
+  };
+  const routeFn = (key: string) => built.routeFunctions.get(key)!;
+  const writes = { "s3:ListBucket": ["bucket"], "s3:AbortMultipartUpload": ["staging/*"] };
+
+  it("each function reaches only the prefixes and actions it uses: presigning an upload may only put into staging/, playback only reads, and no function is granted the whole bucket but the janitor", () => {
+    expect(s3Access(routeFn("POST /api/v1/audio/uploads"))).toEqual({ "s3:PutObject": ["staging/*"] });
+    expect(s3Access(routeFn("GET /api/v1/audio"))).toEqual({ "s3:ListBucket": ["bucket"], "s3:GetObject": ["blobs/*", "renditions/*"] });
+    for (const key of ["POST /api/v1/audio/upload", "POST /api/v1/audio/uploads/{uploadId}/complete"]) {
+      expect(s3Access(routeFn(key)), key).toEqual({
+        ...writes,
+        "s3:GetObject": ["blobs/*", "staging/*"],
+        "s3:PutObject": ["blobs/*", "staging/*"],
+        // An upload takes back the copy at its content address that it could not record.
+        "s3:DeleteObject": ["blobs/*", "staging/*"],
+      });
+    }
+    for (const fn of [built.stage, routeFn("POST /api/v1/system/process-audio")]) {
+      expect(s3Access(fn)).toEqual({ ...writes, "s3:GetObject": ["blobs/*", "staging/*"], "s3:PutObject": ["blobs/*", "staging/*"], "s3:DeleteObject": ["staging/*"] });
+    }
+    expect(s3Access(built.rendition)).toEqual({
+      "s3:ListBucket": ["bucket"],
+      "s3:AbortMultipartUpload": ["renditions/*", "staging/*"],
+      "s3:GetObject": ["blobs/*", "renditions/*", "staging/*"],
+      "s3:PutObject": ["blobs/*", "renditions/*", "staging/*"],
+      "s3:DeleteObject": ["staging/*"],
+    });
+    for (const key of ["POST /api/v1/posts", "PATCH /api/v1/posts/{postId}"]) expect(s3Access(routeFn(key)), key).toEqual({});
+  });
+
+  it("grants the Data API calls the adapter makes and SendMessage alone to dispatchers: no BatchExecuteStatement, no queue lookups", () => {
+    expect([...built.routeFunctions.values(), built.stage, built.sweep.jobFunction, built.rendition].flatMap(actionsOf)).not.toContain("rds-data:BatchExecuteStatement");
+    // The stage function's queue permissions are its event source's, which polls with the function's role.
+    expect([...built.routeFunctions.values(), built.sweep.jobFunction].flatMap(actionsOf).filter((a) => /^sqs:GetQueue/.test(a))).toEqual([]);
+    expect(actionsOf(routeFn("POST /api/v1/posts")).filter((a) => a.startsWith("rds-data:") || a.startsWith("sqs:")).sort()).toEqual([
+      "rds-data:BeginTransaction",
+      "rds-data:CommitTransaction",
+      "rds-data:ExecuteStatement",
+      "rds-data:RollbackTransaction",
+      "sqs:SendMessage",
+    ]);
   });
 
   describe.each(routeList.flatMap((r) => [`${r.method} ${r.path}`, ...("head" in r && r.head ? [`HEAD ${r.path}`] : [])]))("%s", (key) => {
@@ -288,7 +330,11 @@ describe("blob bucket", () => {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       LifecycleConfiguration: {
-        Rules: [Match.objectLike({ Prefix: stagingPrefix, ExpirationInDays: 1, Status: "Enabled" })],
+        Rules: [
+          Match.objectLike({ Prefix: stagingPrefix, ExpirationInDays: 1, Status: "Enabled" }),
+          // Parts of an upload cut off anywhere in the bucket (a rendition is uploaded straight to its key) go too.
+          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled", Prefix: Match.absent() }),
+        ],
       },
     });
     template.hasResourceProperties("AWS::S3::BucketPolicy", {

@@ -23,6 +23,9 @@ import { stageParameters } from "./stage-parameters";
 export const apiTimeoutSeconds = 10;
 /** Routes that stream a whole upload from S3 or render an mp3 on demand. */
 const longRouteFiles = new Set(["complete-upload", "get-audio"]);
+const dataApiActions = ["rds-data:ExecuteStatement", "rds-data:BeginTransaction", "rds-data:CommitTransaction", "rds-data:RollbackTransaction"];
+/** Routes whose only use of the bucket is presigning a direct upload into staging (they call S3 for nothing). */
+const presigningRouteFiles = new Set(["create-upload"]);
 const longApiTimeoutSeconds = 29;
 /** The stage function runs a whole processing pass (docs/decisions.md#dispatch-and-the-worker). */
 export const stageTimeoutSeconds = 900;
@@ -98,6 +101,9 @@ export function ServiceStack({ app, stack }: StackContext) {
     enforceSSL: true,
     lifecycleRules: [
       { id: "expire-staged-uploads", prefix: stagingPrefix, expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      // An mp3 rendition is uploaded straight to its key, in parts when large: a function cut off mid-upload leaves
+      // parts that no listing shows and the janitor cannot see.
+      { id: "abort-incomplete-uploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
     ],
   });
 
@@ -178,7 +184,27 @@ export function ServiceStack({ app, stack }: StackContext) {
    * Gives a function the variables of its scopes that this deployment sets (by the variable table, so exactly what
    * its configuration reads) and the permissions of its scopes, and nothing more.
    */
-  const wire = (fn: Function, scopes: readonly VariableScope[], { readsOnly = false } = {}) => {
+  // The bucket by prefix and action, not CDK's bucket-wide grants: uploads are staged under staging/, then copied
+  // to their content address under blobs/; mp3 renditions sit under renditions/. HeadObject and a copy's source are
+  // s3:GetObject; ListBucket makes a HEAD of a missing key a 404 rather than a 403.
+  const objects = (actions: string[], ...prefixes: string[]) =>
+    new iam.PolicyStatement({ actions, resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)) });
+  const listBucket = new iam.PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] });
+  const staging = objects(["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], "staging/");
+  const bucketAccess = {
+    // Playback reads an object's size and presigns a GET of an upload, a variant or its mp3 rendition.
+    read: [listBucket, objects(["s3:GetObject"], "blobs/", "renditions/")],
+    // Creating a direct upload presigns a POST into staging with the function's own credentials.
+    presign: [objects(["s3:PutObject"], "staging/")],
+    // An upload also takes back the copy at the content address that it could not record.
+    upload: [listBucket, staging, objects(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], "blobs/")],
+    // A pass reads the post's bytes (Amazon Transcribe reads them as the caller) and stores a provider's variant.
+    pass: [listBucket, staging, objects(["s3:GetObject", "s3:PutObject"], "blobs/")],
+    // The rendition service also writes mp3 renditions, straight to their key.
+    rendition: [listBucket, staging, objects(["s3:GetObject", "s3:PutObject"], "blobs/"), objects(["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"], "renditions/")],
+  };
+
+  const wire = (fn: Function, scopes: readonly VariableScope[], { blobs = "upload" as keyof typeof bucketAccess } = {}) => {
     const own = new Set(variablesOf(scopes).map((row) => row.name));
     const bind: (Config.Secret | Config.Parameter)[] = [];
     for (const [name, value] of Object.entries(deployment)) {
@@ -187,17 +213,19 @@ export function ServiceStack({ app, stack }: StackContext) {
       else bind.push(value);
     }
     if (bind.length) fn.bind(bind);
-    if (scopes.includes("sql")) cluster.grantDataApiAccess(fn);
+    if (scopes.includes("sql")) {
+      // The statements and transactions the adapter sends (core/sql/rds-data.ts), not BatchExecuteStatement.
+      fn.attachPermissions([new iam.PolicyStatement({ actions: dataApiActions, resources: [cluster.clusterArn] })]);
+      cluster.secret!.grantRead(fn);
+    }
     if (scopes.includes("janitor")) {
       // The janitor lists, reads an object's age (HeadObject is s3:GetObject) and deletes: it writes nothing.
       fn.attachPermissions([
         new iam.PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
         new iam.PolicyStatement({ actions: ["s3:GetObject", "s3:DeleteObject"], resources: [bucket.arnForObjects("*")] }),
       ]);
-    } else if (scopes.includes("blobs") && readsOnly) {
-      // A GET route (playback) reads an object's size and presigns a GET: it may read, and not write or delete.
-      bucket.grantRead(fn);
-    } else if (scopes.includes("blobs") || scopes.includes("rendition-service")) bucket.grantReadWrite(fn);
+    } else if (scopes.includes("rendition-service")) fn.attachPermissions(bucketAccess.rendition);
+    else if (scopes.includes("blobs")) fn.attachPermissions(bucketAccess[scopes.includes("stages") ? "pass" : blobs]);
     if (scopes.includes("probes")) {
       // Exactly what the two probe requests need: ExecuteStatement with the cluster's secret, and a bucket listing.
       fn.attachPermissions([
@@ -206,7 +234,8 @@ export function ServiceStack({ app, stack }: StackContext) {
       ]);
       cluster.secret!.grantRead(fn);
     }
-    if (scopes.includes("dispatch")) queue.cdk.queue.grantSendMessages(fn);
+    // A dispatcher sends to the queue URL it is given: it needs neither its attributes nor its URL looked up.
+    if (scopes.includes("dispatch")) fn.attachPermissions([new iam.PolicyStatement({ actions: ["sqs:SendMessage"], resources: [queue.queueArn] })]);
     if (scopes.includes("stages")) {
       fn.attachPermissions([transcribe]);
       // A pass may re-encode a provider's output (ElevenLabs isolation) into the upload's family: it needs ffmpeg too.
@@ -263,7 +292,7 @@ export function ServiceStack({ app, stack }: StackContext) {
   for (const { key, route } of routeKeys) {
     const fn = api.getFunction(key)!;
     routeFunctions.set(key, fn);
-    wire(fn, routeScopes(route), { readsOnly: route.method === "GET" });
+    wire(fn, routeScopes(route), { blobs: route.method === "GET" ? "read" : presigningRouteFiles.has(route.file) ? "presign" : "upload" });
     if (longRouteFiles.has(route.file)) (fn.node.defaultChild as lambda.CfnFunction).timeout = longApiTimeoutSeconds;
     afterMigrations(fn);
   }
