@@ -21,7 +21,7 @@ export const route = defineRoute({
 
 /**
  * Reopens the events (docs/decisions.md#webhooks): each is due at once with a fresh give-up age, and the next sweep
- * (`SVC_SWEEP_INTERVAL_MS` on a Node host, every minute on AWS) sends it; 202 with the ids reopened.
+ * (`SVC_SWEEP_INTERVAL_MS` on a Node host, every five minutes on AWS) sends it; 202 with the ids reopened.
  */
 const impl = implement(route, async (call) => {
   const eventIds = await redeliver(call.sql, call.body.appId, call.body.eventIds, call.deps.now());

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { build } from "esbuild";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 const event = (body: string, authorization?: string): APIGatewayProxyEventV2 =>
   ({
@@ -17,6 +17,25 @@ const event = (body: string, authorization?: string): APIGatewayProxyEventV2 =>
   }) as unknown as APIGatewayProxyEventV2;
 
 describe("rendition Lambda", () => {
+  it("that cannot start answers 503 SERVICE_UNAVAILABLE in the envelope, not the function URL's bare 502, and its next call starts it", async () => {
+    vi.resetModules();
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { SVC_BLOB_DIR: "/tmp/not-on-lambda", RENDITION_SERVICE_TOKEN: "lambda-rendition-token-000000000000000000", LOG_LEVEL: "silent" });
+      delete process.env.SVC_BLOB_BUCKET;
+      const { handler } = await import("./rendition");
+      const failed = await handler(event("{}", "Bearer nope"));
+      expect(failed.statusCode).toBe(503);
+      expect(JSON.parse(failed.body!)).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" }, requestId: failed.headers!["X-Request-ID"] });
+      delete process.env.SVC_BLOB_DIR;
+      process.env.SVC_BLOB_BUCKET = "rendition-test-bucket";
+      expect((await handler(event("{}", "Bearer nope"))).statusCode).toBe(401);
+    } finally {
+      process.env = saved;
+      vi.resetModules();
+    }
+  });
+
   it("answers function URL events with the envelope: 401 for a wrong token, 400 for a bad body", async () => {
     process.env.SVC_BLOB_BUCKET = "rendition-test-bucket";
     process.env.RENDITION_SERVICE_TOKEN = "lambda-rendition-token-000000000000000000";

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { createS3BlobStore } from "../core/blobs/s3-blob-store";
 import { processEnvironment } from "../core/config/environment";
@@ -35,10 +36,24 @@ let configured: Promise<void> | undefined;
 const loadConfig = () => (configured ??= loadSstConfig(processEnvironment()).catch((error) => ((configured = undefined), Promise.reject(error))));
 
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-  await loadConfig();
+  let serve: RenditionService;
+  try {
+    await loadConfig();
+    serve = renditionService();
+  } catch (error) {
+    return couldNotStart(error);
+  }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   const body = event.body === undefined ? "" : event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
-  const response = await renditionService()({ method: event.requestContext.http.method, path: event.rawPath, headers, body });
+  const response = await serve({ method: event.requestContext.http.method, path: event.rawPath, headers, body });
   return { statusCode: response.status, headers: response.headers, body: response.body };
+};
+
+/** Thrown out of the handler, a start failure would reach the caller as the function URL's bare 502, not the envelope. */
+const couldNotStart = (error: unknown): APIGatewayProxyStructuredResultV2 => {
+  const requestId = randomUUID();
+  createLogger("error").error("the rendition function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
+  const body = { success: false, error: { code: "SERVICE_UNAVAILABLE", message: "the rendition service could not start; retry later" }, requestId };
+  return { statusCode: 503, headers: { "Content-Type": "application/json; charset=utf-8", "X-Request-ID": requestId }, body: JSON.stringify(body) };
 };

@@ -9,7 +9,7 @@ const lambdaPorts = lambdaDeps({ sql: rdsDataSql }, jobScopes.sweep);
 let dispatcher: Dispatcher | undefined;
 
 /**
- * The scheduled sweep (every minute on AWS): lapsed pending stages are dispatched again through the queue, and
+ * The scheduled sweep (every five minutes on AWS): lapsed pending stages are dispatched again through the queue, and
  * webhook events left undelivered or due for another round are delivered (those past the give-up age are given up,
  * logged once). It runs no pass, so it carries no providers.
  */

@@ -49,5 +49,12 @@ export function verifyWebhook(
       })
     : same(Buffer.from(svcSignature!, "utf8"), Buffer.from(`sha256=${createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex")}`, "utf8"));
   if (!valid) throw new WebhookVerificationError("signature mismatch");
-  return { eventId, payload: JSON.parse(body.toString("utf8")) as VerifiedWebhook["payload"] };
+  let payload: VerifiedWebhook["payload"];
+  try {
+    payload = JSON.parse(body.toString("utf8")) as VerifiedWebhook["payload"];
+  } catch {
+    // Signed, yet not an event this service sends: refused like any other, as the client's verifier does.
+    throw new WebhookVerificationError("the signed body is not JSON");
+  }
+  return { eventId, payload };
 }

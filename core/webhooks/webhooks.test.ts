@@ -1,3 +1,4 @@
+import { createHmac, randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseProcessingConfig } from "../config/processing-config";
@@ -59,6 +60,17 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
     const tampered = Buffer.from(hook!.body);
     tampered[tampered.length - 3] = tampered[tampered.length - 3]! ^ 1;
     expect(() => verifyWebhook(tampered, hook!.headers, secret)).toThrow(WebhookVerificationError);
+  });
+
+  it("the verifier refuses a correctly signed body that is not JSON with its own error, as the client's does", () => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const body = "not json";
+    const headers = {
+      "x-svc-signature": `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`,
+      "x-svc-timestamp": timestamp,
+      "x-svc-event-id": randomUUID(),
+    };
+    expect(() => verifyWebhook(body, headers, secret)).toThrow(new WebhookVerificationError("the signed body is not JSON"));
   });
 
   it("the verifier finds the signature headers whatever the case of their names", async () => {
