@@ -1,7 +1,9 @@
 /**
  * MP3 (MPEG audio layers I-III): walks frame headers, skipping each frame's body by the length its header gives,
  * and counts the samples of the whole frames present. Xing, Info and VBRI frames are skipped, never believed, so
- * a VBR file without them is measured as exactly as one with them, and a lying frame count changes nothing.
+ * a VBR file without them is measured as exactly as one with them, and a lying frame count changes nothing. The
+ * one thing taken from a tag is the LAME extension's encoder delay and padding, which players trim (ffmpeg, and
+ * every gapless player): at most 4095 samples each, so a lying tag moves the result by under 200 ms at worst.
  */
 import { type AudioMeter, type Measured, noAudio, samplesToMs } from "./audio-meter";
 import { ByteWalker, read, type Step, skip } from "./byte-walker";
@@ -65,6 +67,9 @@ export function createMp3Meter(): AudioMeter {
   let lastEnd = 0;
   let lastSamples = 0;
   let lostAt = 0;
+  // The LAME tag's encoder delay and end padding, in samples.
+  let delay = 0;
+  let padding = 0;
 
   // A 4-byte window slid one byte at a time while out of sync.
   let w0 = 0;
@@ -89,7 +94,8 @@ export function createMp3Meter(): AudioMeter {
       return read(frame.length - 4, (body) => {
         const tag = body.toString("latin1", frame.tagAt - 4, frame.tagAt);
         const vbri = body.length >= 36 && body.toString("latin1", 32, 36) === "VBRI";
-        if (tag !== "Xing" && tag !== "Info" && !vbri) count(frame, start);
+        if (tag === "Xing" || tag === "Info") [delay, padding] = lameGap(body, frame.tagAt - 4);
+        else if (!vbri) count(frame, start);
         return header;
       });
     }
@@ -155,9 +161,25 @@ export function createMp3Meter(): AudioMeter {
     push: (bytes) => walker.push(bytes),
     finish(totalBytes): Measured {
       // A final frame cut short by the end of the file plays nothing.
-      const whole = lastEnd > totalBytes ? samples - lastSamples : samples;
+      const truncated = lastEnd > totalBytes;
+      const whole = truncated ? samples - lastSamples : samples;
       if (whole <= 0) return noAudio("no MPEG audio frames");
-      return { durationMs: samplesToMs(whole, rate) };
+      // The padding is at the end: a file cut short has lost it with its last frames.
+      return { durationMs: samplesToMs(Math.max(whole - delay - (truncated ? 0 : padding), 0), rate) };
     },
   };
+}
+
+/**
+ * The encoder delay and end padding of a LAME extension after the Xing/Info tag at `at` (in the frame's body), or
+ * none. The tag's optional fields come first, as its flags say; the extension names its encoder (LAME, or Lavc as
+ * ffmpeg writes it) and gives the two 12-bit counts 21 bytes in.
+ */
+function lameGap(body: Buffer, at: number): [number, number] {
+  if (at + 8 > body.length) return [0, 0];
+  const flags = body.readUInt32BE(at + 4);
+  const lame = at + 8 + (flags & 1 ? 4 : 0) + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0);
+  if (lame + 24 > body.length || !/^(LAME|Lavc|Lavf|GOGO)/.test(body.toString("latin1", lame, lame + 4))) return [0, 0];
+  const gap = (body[lame + 21]! << 16) | (body[lame + 22]! << 8) | body[lame + 23]!;
+  return [gap >> 12, gap & 0xfff];
 }
