@@ -4,8 +4,10 @@
  * against what its packets can hold: Opus packets state their own length (the TOC byte), so an Opus duration is
  * exact; Vorbis, Speex and FLAC packets are bounded by their block sizes. A truncated file ends at its last
  * whole page; a granule below the pre-skip (the first pages of an Opus file alone) is no audio, never negative.
+ * Streams side by side (multiplexed) play at once: the longest counts. A chained file plays its links one after
+ * another: the links' durations add up.
  */
-import { type AudioMeter, type Measured, noAudio, samplesToMs } from "./audio-meter";
+import { type AudioMeter, type Measured, noAudio } from "./audio-meter";
 import { opusPacketSamples } from "./opus-packet";
 import { ByteWalker, read, type Step } from "./byte-walker";
 
@@ -27,6 +29,8 @@ interface Stream {
   granule: number | undefined;
   /** Packets ended so far, headers included. */
   ended: number;
+  /** Its end-of-stream page has been seen. */
+  closed: boolean;
   /** The packet being assembled (it may span pages): its length so far and first two bytes. */
   partLength: number;
   first: number;
@@ -59,7 +63,12 @@ function identify(stream: Stream, packet: Buffer): void {
 }
 
 export function createOggMeter(): AudioMeter {
+  /** The stream each serial number last began. */
   const streams = new Map<number, Stream>();
+  /** The links of a chained file, in order, each holding the streams multiplexed in it. */
+  const links: Stream[][] = [];
+  /** Streams of the last link still open. */
+  let open = 0;
 
   const endPacket = (stream: Stream) => {
     if (stream.ended++ < stream.headers || stream.partLength === 0) return;
@@ -78,17 +87,26 @@ export function createOggMeter(): AudioMeter {
       for (const lacing of table) bodySize += lacing;
       return read(bodySize, (body) => {
         let stream = streams.get(serial);
-        if (!stream) {
-          // Only a beginning-of-stream page may start a stream.
+        // A beginning-of-stream page starts a stream, and only it; it may reuse the serial of one that has ended
+        // (the same file twice, concatenated).
+        if (!stream || (stream.closed && flags & 0x02)) {
           if (!(flags & 0x02)) return page;
           stream = {
             codec: "other", rate: 0, headers: 0, preSkip: 0, minPerPacket: 0, maxPerPacket: 0, packets: 0,
-            opusSamples: 0, granule: undefined, ended: 0, partLength: 0, first: 0, second: undefined,
+            opusSamples: 0, granule: undefined, ended: 0, closed: false, partLength: 0, first: 0, second: undefined,
           };
           streams.set(serial, stream);
+          // A stream beginning once every stream before it has ended starts the next link of a chain.
+          if (open === 0) links.push([]);
+          links.at(-1)!.push(stream);
+          open += 1;
           let firstEnd = 0;
           while (firstEnd < table.length && table[firstEnd] === 255) firstEnd++;
           identify(stream, body.subarray(0, Math.min(body.length, 255 * (firstEnd + 1))));
+        }
+        if (flags & 0x04 && !stream.closed) {
+          stream.closed = true;
+          open -= 1;
         }
         if (stream.codec === "video" || stream.codec === "other") return page;
         // Walk the lacing table: a value below 255 ends a packet.
@@ -117,28 +135,35 @@ export function createOggMeter(): AudioMeter {
   return {
     push: (bytes) => walker.push(bytes),
     finish(): Measured {
-      const all = [...streams.values()];
-      if (all.some((stream) => stream.codec === "video")) return { refused: "the Ogg file contains video" };
-      let best: number | undefined;
-      for (const stream of all) {
-        if (stream.codec === "video" || stream.codec === "other" || stream.rate < 1000 || stream.packets === 0) continue;
-        let samples: number;
-        if (stream.codec === "opus") {
-          const decoded = stream.opusSamples - stream.preSkip;
-          // End trimming may drop up to one packet's worth from what the packets decode to.
-          const granule = stream.granule === undefined ? decoded : stream.granule - stream.preSkip;
-          samples = Math.min(decoded, Math.max(granule, decoded - 5760));
-        } else {
-          const most = stream.packets * stream.maxPerPacket;
-          const least = Math.max(0, (stream.packets - 1) * stream.minPerPacket - stream.maxPerPacket);
-          samples = Math.min(most, Math.max(least, stream.granule ?? most));
+      if (links.some((link) => link.some((stream) => stream.codec === "video"))) return { refused: "the Ogg file contains video" };
+      let total: number | undefined;
+      for (const link of links) {
+        let longest: number | undefined;
+        for (const stream of link) {
+          const ms = streamMs(stream);
+          if (ms !== undefined) longest = Math.max(longest ?? 0, ms);
         }
-        if (samples <= 0) continue;
-        const ms = samplesToMs(samples, stream.rate);
-        best = best === undefined ? ms : Math.max(best, ms);
+        if (longest !== undefined) total = (total ?? 0) + longest;
       }
-      if (best === undefined) return noAudio("no audio packets in the Ogg file");
-      return { durationMs: best };
+      if (total === undefined) return noAudio("no audio packets in the Ogg file");
+      return { durationMs: Math.round(total) };
     },
   };
+}
+
+/** How long one stream plays, in ms unrounded (a chain's links add up); undefined when it holds no audio. */
+function streamMs(stream: Stream): number | undefined {
+  if (stream.codec === "video" || stream.codec === "other" || stream.rate < 1000 || stream.packets === 0) return undefined;
+  let samples: number;
+  if (stream.codec === "opus") {
+    const decoded = stream.opusSamples - stream.preSkip;
+    // End trimming may drop up to one packet's worth from what the packets decode to.
+    const granule = stream.granule === undefined ? decoded : stream.granule - stream.preSkip;
+    samples = Math.min(decoded, Math.max(granule, decoded - 5760));
+  } else {
+    const most = stream.packets * stream.maxPerPacket;
+    const least = Math.max(0, (stream.packets - 1) * stream.minPerPacket - stream.maxPerPacket);
+    samples = Math.min(most, Math.max(least, stream.granule ?? most));
+  }
+  return samples > 0 ? (samples * 1000) / stream.rate : undefined;
 }

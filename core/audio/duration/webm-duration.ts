@@ -3,7 +3,7 @@
  * so the unknown-size clusters of live recorders work) and skipping everything else by size. The duration runs
  * from the first audio block's start to the end of the last whole one, never the Info element's stated one, and
  * is bounded by what the blocks can play (an Opus packet states its own length, frame count included; no block
- * plays over 0.5 s a frame).
+ * plays over 0.5 s a frame). A laced block holds several frames (packets): it lasts all of them.
  */
 import { type AudioMeter, type Measured, noAudio } from "./audio-meter";
 import { ByteWalker, read, type Step, skip } from "./byte-walker";
@@ -32,6 +32,8 @@ const entered = new Set([ids.segment, ids.cluster, ids.blockGroup]);
 const maxKeptElement = 1024 * 1024;
 const maxFrameNs = 500_000_000;
 const maxOpusFrameNs = 120_000_000;
+/** Laced Opus blocks are read whole to find their frames' TOC bytes (they hold a few KB); larger ones are not. */
+const maxLacedOpusBlock = 64 * 1024;
 
 interface Track {
   type: number;
@@ -41,7 +43,12 @@ interface Track {
   endNs: number;
   boundNs: number;
   lastStartNs: number | undefined;
-  gapNs: number;
+  /** Frames in the block that began at lastStartNs. */
+  lastFrames: number;
+  /** How long a frame lasted between the last two blocks' starts. */
+  frameGapNs: number;
+  /** Where the last block ends when that is estimated: not yet in endNs, as the next block's start may cut it. */
+  guessedEndNs: number;
 }
 
 /** Element header fields: an EBML variable-length integer; `marker` keeps the length bit (as IDs are written). */
@@ -73,6 +80,50 @@ function* elements(bytes: Buffer): Generator<{ id: number; body: Buffer }> {
   }
 }
 
+/**
+ * The samples (at 48 kHz) of a laced Opus block's frames, each from its own TOC byte; `at` is the block's frame
+ * count byte. Undefined when the lace header does not fit the block. RFC 9559 lacing: Xiph sizes are runs of bytes
+ * summed up to one below 255, EBML sizes a vint then signed differences, fixed-size lacing splits the rest evenly;
+ * the last frame takes what is left.
+ */
+function lacedOpusSamples(block: Buffer, at: number, lacing: number): number | undefined {
+  if (at >= block.length) return undefined;
+  const count = block[at]! + 1;
+  let pos = at + 1;
+  const sizes: number[] = [];
+  if (lacing === 1) {
+    for (let i = 0; i < count - 1; i++) {
+      let size = 0;
+      let byte: number | undefined;
+      do {
+        byte = block[pos++];
+        if (byte === undefined) return undefined;
+        size += byte;
+      } while (byte === 255);
+      sizes.push(size);
+    }
+  } else if (lacing === 3) {
+    for (let i = 0; i < count - 1; i++) {
+      const size = vint(block, pos, false);
+      if (!size) return undefined;
+      pos += size.length;
+      sizes.push(i === 0 ? size.value : sizes[i - 1]! + size.value - (2 ** (7 * size.length - 1) - 1));
+    }
+  } else {
+    const each = (block.length - pos) / count;
+    if (!Number.isInteger(each)) return undefined;
+    sizes.push(...Array<number>(count - 1).fill(each));
+  }
+  let samples = 0;
+  for (const size of [...sizes, block.length - pos - sizes.reduce((sum, size) => sum + size, 0)]) {
+    if (size < 0 || pos + size > block.length) return undefined;
+    // An empty frame has no TOC byte: it states no length, so it is counted as none.
+    if (size > 0) samples += opusPacketSamples(block[pos]!, size > 1 ? block[pos + 1] : undefined);
+    pos += size;
+  }
+  return samples;
+}
+
 const uint = (body: Buffer) => {
   let value = 0;
   for (const byte of body) value = value * 256 + byte;
@@ -98,12 +149,18 @@ export function createWebmMeter(): AudioMeter {
   const settle = ({ track, startNs, frames, ownNs }: Block, statedNs: number | undefined) => {
     const frameCap = track.codec === "A_OPUS" ? maxOpusFrameNs : maxFrameNs;
     const known = statedNs ?? ownNs ?? (track.defaultDurationNs > 0 ? track.defaultDurationNs * frames : undefined);
-    // With nothing stated, a block is taken to last as long as the gap before it.
-    const dur = Math.max(0, Math.min(known ?? track.gapNs, frameCap * frames));
-    if (track.lastStartNs !== undefined && startNs > track.lastStartNs) track.gapNs = startNs - track.lastStartNs;
+    const follows = track.lastStartNs !== undefined && startNs > track.lastStartNs;
+    // With nothing stated, a block's frames are taken to last as long as the previous block's did (the gap up to
+    // this block over that block's frames): blocks may be laced with any number of frames. That guess ends by the
+    // time this block starts (a lace of short frames would otherwise run on past it).
+    if (follows) track.frameGapNs = (startNs - track.lastStartNs!) / track.lastFrames;
+    track.endNs = Math.max(track.endNs, follows ? Math.min(track.guessedEndNs, startNs) : track.guessedEndNs);
+    const dur = Math.max(0, Math.min(known ?? track.frameGapNs * frames, frameCap * frames));
+    track.guessedEndNs = known === undefined ? startNs + dur : -Infinity;
+    if (known !== undefined) track.endNs = Math.max(track.endNs, startNs + dur);
     track.lastStartNs = startNs;
+    track.lastFrames = frames;
     track.startNs = Math.min(track.startNs, startNs);
-    track.endNs = Math.max(track.endNs, startNs + dur);
     track.boundNs += known === undefined ? frameCap * frames : dur;
   };
 
@@ -126,13 +183,28 @@ export function createWebmMeter(): AudioMeter {
         else if (field.id === ids.defaultDuration) defaultDurationNs = uint(field.body);
       }
       if (type === 1) sawVideo = true;
-      tracks.set(number, { type, codec, defaultDurationNs, startNs: Infinity, endNs: -Infinity, boundNs: 0, lastStartNs: undefined, gapNs: 0 });
+      tracks.set(number, {
+        type,
+        codec,
+        defaultDurationNs,
+        startNs: Infinity,
+        endNs: -Infinity,
+        boundNs: 0,
+        lastStartNs: undefined,
+        lastFrames: 1,
+        frameGapNs: 0,
+        guessedEndNs: -Infinity,
+      });
     }
   };
 
   /** The block whose header has been read, counted once all its bytes have arrived. */
   let arriving: Block | undefined;
   let arrivingSimple = false;
+  /** An arriving laced Opus block: its head (copied, as the rest may come in a later chunk) and lacing. */
+  let lacedHead: Buffer | undefined;
+  let lacedAt = 0;
+  let lacing = 0;
 
   const readBlockHead = (head: Buffer): Block | undefined => {
     const number = vint(head, 0, false);
@@ -141,7 +213,8 @@ export function createWebmMeter(): AudioMeter {
     if (!track || track.type !== 2) return undefined;
     const at = number.length;
     const startNs = (clusterTs + head.readInt16BE(at)) * scale;
-    const lacing = (head[at + 2]! >> 1) & 3;
+    lacing = (head[at + 2]! >> 1) & 3;
+    lacedAt = at + 3;
     const frames = lacing === 0 ? 1 : (head[at + 3] ?? 0) + 1;
     const ownNs = track.codec === "A_OPUS" && lacing === 0 && head.length > at + 3 ? (opusPacketSamples(head[at + 3]!, head[at + 4]) * 1_000_000) / 48 : undefined;
     return { track, startNs, frames, ownNs };
@@ -197,7 +270,18 @@ export function createWebmMeter(): AudioMeter {
   let blockRest = 0;
   const onBlockHead = (bytes: Buffer): Step | undefined => {
     arriving = readBlockHead(bytes);
+    // A laced Opus block's frames each state their length, but they lie behind the lace header: read it whole.
+    if (arriving?.track.codec === "A_OPUS" && lacing !== 0 && bytes.length + blockRest <= maxLacedOpusBlock) {
+      lacedHead = Buffer.from(bytes);
+      return read(blockRest, onLacedRest);
+    }
     return skip(blockRest, blockArrived);
+  };
+  const onLacedRest = (rest: Buffer): Step | undefined => {
+    const samples = lacedOpusSamples(Buffer.concat([lacedHead!, rest]), lacedAt, lacing);
+    if (samples !== undefined) arriving!.ownNs = (samples * 1_000_000) / 48;
+    lacedHead = undefined;
+    return blockArrived();
   };
 
   const body = (id: number, size: number): Step | undefined => {
@@ -250,8 +334,9 @@ export function createWebmMeter(): AudioMeter {
       if (audio.length === 0) return noAudio("the WebM file has no audio track");
       let best = 0;
       for (const track of audio) {
-        if (track.endNs <= track.startNs) continue;
-        best = Math.max(best, Math.min(track.endNs - track.startNs, track.boundNs));
+        const endNs = Math.max(track.endNs, track.guessedEndNs);
+        if (endNs <= track.startNs) continue;
+        best = Math.max(best, Math.min(endNs - track.startNs, track.boundNs));
       }
       if (best <= 0) return noAudio("the WebM audio track holds no blocks");
       return { durationMs: Math.round(best / 1_000_000) };
