@@ -7,6 +7,8 @@
  */
 import { type AudioMeter, type Measured, noAudio } from "./audio-meter";
 import { ByteWalker, read, type Step, skip } from "./byte-walker";
+import { vint } from "./ebml-vint";
+import { lacedOpusSamples } from "./webm-lacing";
 import { opusPacketSamples } from "./opus-packet";
 
 const ids = {
@@ -51,21 +53,6 @@ interface Track {
   guessedEndNs: number;
 }
 
-/** Element header fields: an EBML variable-length integer; `marker` keeps the length bit (as IDs are written). */
-function vint(bytes: Buffer, at: number, marker: boolean): { value: number; length: number; unknown: boolean } | undefined {
-  const first = bytes[at];
-  if (first === undefined || first === 0) return undefined;
-  const length = Math.clz32(first) - 23;
-  if (at + length > bytes.length) return undefined;
-  let value = marker ? first : first & (0xff >> length);
-  let allOnes = value === (0xff >> length);
-  for (let i = 1; i < length; i++) {
-    value = value * 256 + bytes[at + i]!;
-    if (bytes[at + i] !== 0xff) allOnes = false;
-  }
-  return { value, length, unknown: !marker && allOnes };
-}
-
 function* elements(bytes: Buffer): Generator<{ id: number; body: Buffer }> {
   let at = 0;
   while (at < bytes.length) {
@@ -78,50 +65,6 @@ function* elements(bytes: Buffer): Generator<{ id: number; body: Buffer }> {
     yield { id: id.value, body: bytes.subarray(start, start + size.value) };
     at = start + size.value;
   }
-}
-
-/**
- * The samples (at 48 kHz) of a laced Opus block's frames, each from its own TOC byte; `at` is the block's frame
- * count byte. Undefined when the lace header does not fit the block. RFC 9559 lacing: Xiph sizes are runs of bytes
- * summed up to one below 255, EBML sizes a vint then signed differences, fixed-size lacing splits the rest evenly;
- * the last frame takes what is left.
- */
-function lacedOpusSamples(block: Buffer, at: number, lacing: number): number | undefined {
-  if (at >= block.length) return undefined;
-  const count = block[at]! + 1;
-  let pos = at + 1;
-  const sizes: number[] = [];
-  if (lacing === 1) {
-    for (let i = 0; i < count - 1; i++) {
-      let size = 0;
-      let byte: number | undefined;
-      do {
-        byte = block[pos++];
-        if (byte === undefined) return undefined;
-        size += byte;
-      } while (byte === 255);
-      sizes.push(size);
-    }
-  } else if (lacing === 3) {
-    for (let i = 0; i < count - 1; i++) {
-      const size = vint(block, pos, false);
-      if (!size) return undefined;
-      pos += size.length;
-      sizes.push(i === 0 ? size.value : sizes[i - 1]! + size.value - (2 ** (7 * size.length - 1) - 1));
-    }
-  } else {
-    const each = (block.length - pos) / count;
-    if (!Number.isInteger(each)) return undefined;
-    sizes.push(...Array<number>(count - 1).fill(each));
-  }
-  let samples = 0;
-  for (const size of [...sizes, block.length - pos - sizes.reduce((sum, size) => sum + size, 0)]) {
-    if (size < 0 || pos + size > block.length) return undefined;
-    // An empty frame has no TOC byte: it states no length, so it is counted as none.
-    if (size > 0) samples += opusPacketSamples(block[pos]!, size > 1 ? block[pos + 1] : undefined);
-    pos += size;
-  }
-  return samples;
 }
 
 const uint = (body: Buffer) => {
