@@ -16,6 +16,7 @@ import { variablesOf } from "../core/config/variables";
 import { jobScopes, routeScopes } from "../core/runtime/lambda/function-scopes";
 import { routeList } from "../functions/routes";
 import { deployedScriptName } from "../core/openapi/reference-script-file";
+import { bucketAccessOf, type BucketUse } from "./bucket-access";
 import { ffmpegArm64LayerDir, ffmpegLayerPath } from "./ffmpeg-layer";
 import { stageParameters } from "./stage-parameters";
 
@@ -180,31 +181,13 @@ export function ServiceStack({ app, stack }: StackContext) {
     ...parameters.settings,
   };
 
+  const bucketAccess = bucketAccessOf(bucket);
+
   /**
    * Gives a function the variables of its scopes that this deployment sets (by the variable table, so exactly what
    * its configuration reads) and the permissions of its scopes, and nothing more.
    */
-  // The bucket by prefix and action, not CDK's bucket-wide grants: uploads are staged under staging/, then copied
-  // to their content address under blobs/; mp3 renditions sit under renditions/. HeadObject and a copy's source are
-  // s3:GetObject; ListBucket makes a HEAD of a missing key a 404 rather than a 403.
-  const objects = (actions: string[], ...prefixes: string[]) =>
-    new iam.PolicyStatement({ actions, resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)) });
-  const listBucket = new iam.PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] });
-  const staging = objects(["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], "staging/");
-  const bucketAccess = {
-    // Playback reads an object's size and presigns a GET of an upload, a variant or its mp3 rendition.
-    read: [listBucket, objects(["s3:GetObject"], "blobs/", "renditions/")],
-    // Creating a direct upload presigns a POST into staging with the function's own credentials.
-    presign: [objects(["s3:PutObject"], "staging/")],
-    // An upload also takes back the copy at the content address that it could not record.
-    upload: [listBucket, staging, objects(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], "blobs/")],
-    // A pass reads the post's bytes (Amazon Transcribe reads them as the caller) and stores a provider's variant.
-    pass: [listBucket, staging, objects(["s3:GetObject", "s3:PutObject"], "blobs/")],
-    // The rendition service also writes mp3 renditions, straight to their key.
-    rendition: [listBucket, staging, objects(["s3:GetObject", "s3:PutObject"], "blobs/"), objects(["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"], "renditions/")],
-  };
-
-  const wire = (fn: Function, scopes: readonly VariableScope[], { blobs = "upload" as keyof typeof bucketAccess } = {}) => {
+  const wire = (fn: Function, scopes: readonly VariableScope[], { blobs = "upload" as BucketUse } = {}) => {
     const own = new Set(variablesOf(scopes).map((row) => row.name));
     const bind: (Config.Secret | Config.Parameter)[] = [];
     for (const [name, value] of Object.entries(deployment)) {
