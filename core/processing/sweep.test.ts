@@ -37,6 +37,38 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
     expect(h.hooksFor(post.postId).map((hook) => [hook.json.stage, hook.json.status])).toEqual([["waveform", "failed"]]);
   });
 
+  it("a lapsed stage whose re-dispatch fails (the queue is down) keeps its one retry: a later sweep sends it, and only a lapse after that times it out", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const start = Date.now();
+    const sent: Job[] = [];
+    let queueUp = false;
+    const flaky: Dispatcher = {
+      mode: "sqs",
+      dispatch: async (job) => {
+        if (!queueUp) throw new Error("queue unavailable");
+        sent.push(job);
+      },
+    };
+    const mine = () => sent.filter((j) => j.postId === post.postId);
+    const row = async () =>
+      (await h.sql.query<{ status: string; redispatched: boolean; updated_at: Date }>(
+        `SELECT status, redispatched, updated_at FROM post_stages WHERE app_id = 'alpha' AND rkey = $1 AND stage = 'waveform'`,
+        [post.postId],
+      ))[0]!;
+    const before = await row();
+    await sweep({ ...deps(), dispatcher: flaky }, new Date(start + pendingLapseMs + 1000));
+    expect(mine()).toHaveLength(0);
+    // The mark is taken back: the stage is as it was.
+    expect(await row()).toEqual(before);
+
+    queueUp = true;
+    await sweep({ ...deps(), dispatcher: flaky }, new Date(start + pendingLapseMs + 31_000));
+    expect(mine()).toEqual([{ appId: "alpha", postId: post.postId }]);
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    await sweep({ ...deps(), dispatcher: flaky }, new Date(start + 2 * pendingLapseMs + 40_000));
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
+  });
+
   it("a post whose job could not be queued is dispatched at the next sweep, though a killed pass's lapsed lease was left on it", async () => {
     const post = await h.createAudioPost({ waveform: true });
     const now = Date.now();

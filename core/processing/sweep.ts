@@ -70,30 +70,50 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
 
   // First lapse: mark it, clear the lapsed lease (so only a lease taken after this counts as the next lapse), and
   // dispatch the post again.
-  const firstLapse = await sql.query<{ app_id: string; rkey: string }>(
+  const firstLapse = await sql.query<{ app_id: string; rkey: string; stage: string; was: string }>(
     `WITH marked AS (
        UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
-        WHERE s.status = 'pending' AND NOT s.redispatched AND ${lapsed}
-       RETURNING s.app_id, s.rkey
+         FROM post_stages o
+        WHERE o.app_id = s.app_id AND o.rkey = s.rkey AND o.stage = s.stage
+          AND s.status = 'pending' AND NOT s.redispatched AND ${lapsed}
+       RETURNING s.app_id, s.rkey, s.stage, o.updated_at AS was
      ), cleared AS (
        UPDATE post_enrichment e SET lease_token = NULL, lease_until = NULL
         WHERE e.lease_until <= $1::timestamptz AND EXISTS (SELECT 1 FROM marked m WHERE m.app_id = e.app_id AND m.rkey = e.rkey)
        RETURNING 1
      )
-     SELECT DISTINCT app_id, rkey FROM marked`,
+     SELECT app_id, rkey, stage, was FROM marked`,
     [at, lapsedBefore],
   );
-  const posts = new Map(firstLapse.map((r) => [`${r.app_id}/${r.rkey}`, { appId: r.app_id, postId: r.rkey }]));
-  for (const job of posts.values()) {
+  const posts = new Map<string, { job: { appId: string; postId: string }; stages: { stage: string; was: string }[] }>();
+  for (const r of firstLapse) {
+    const post = posts.get(`${r.app_id}/${r.rkey}`) ?? { job: { appId: r.app_id, postId: r.rkey }, stages: [] };
+    post.stages.push({ stage: r.stage, was: new Date(r.was).toISOString() });
+    posts.set(`${r.app_id}/${r.rkey}`, post);
+  }
+  let redispatched = 0;
+  for (const { job, stages } of posts.values()) {
     try {
       await deps.dispatcher.dispatch(job);
+      redispatched += 1;
     } catch (error) {
-      deps.log.error("sweep could not dispatch a lapsed job; it times out on the next lapse", { ...job, error: String(error) });
+      // Not sent: the mark goes, so a later sweep sends it again rather than time it out unsent.
+      deps.log.error("sweep could not dispatch a lapsed job; a later sweep tries again", { ...job, error: String(error) });
+      await unmark(sql, job, stages, at).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
     }
   }
 
   const outbox = { sql, webhooks: deps.webhooks, retry: deps.retry, log: deps.log, delivery: deps.delivery, now: () => now };
   await deliverEvents(outbox, timeoutEvents);
   const delivered = await sweepOutbox(outbox, now);
-  return { redispatched: posts.size, timedOut: Number(timedOut?.failed ?? 0), delivered };
+  return { redispatched, timedOut: Number(timedOut?.failed ?? 0), delivered };
 };
+
+/** A first lapse's mark taken back, each stage to the time it had, where nothing has moved it since. */
+const unmark = (sql: Sql, job: { appId: string; postId: string }, stages: { stage: string; was: string }[], at: string) =>
+  sql.query(
+    `UPDATE post_stages s SET redispatched = false, updated_at = m.was
+       FROM json_to_recordset($3::json) AS m(stage text, was timestamptz)
+      WHERE s.app_id = $1 AND s.rkey = $2 AND s.stage = m.stage AND s.status = 'pending' AND s.redispatched AND s.updated_at = $4::timestamptz`,
+    [job.appId, job.postId, JSON.stringify(stages), at],
+  );
