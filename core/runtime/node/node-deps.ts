@@ -8,6 +8,7 @@ import { migrate } from "../../sql/migrate";
 import { openSql } from "../../sql/open-sql";
 import type { SqlBackend } from "../../sql/port";
 import { createCustody } from "../../tenancy/custody";
+import { sqlCustodyProofs } from "../../tenancy/custody-proofs";
 import { portStoreProbes } from "../../health/store-probes";
 import { composeEnrichment, type EnrichmentOverrides } from "../enrichment/compose-enrichment";
 import { composeWorker } from "../enrichment/compose-worker";
@@ -37,7 +38,8 @@ export const createNodeDeps = async (
     config,
     sql,
     blobs,
-    custody: overrides.custody ?? createCustody({ pdsHost: configured(config.pdsHost, "SVC_PDS_HOST"), log: logger }),
+    // Proofs kept in the database, as the Lambdas keep theirs: a restart during a document outage keeps the grace.
+    custody: overrides.custody ?? createCustody({ pdsHost: configured(config.pdsHost, "SVC_PDS_HOST"), log: logger, proofs: sqlCustodyProofs(sql) }),
     logger,
     now,
     storeProbes: portStoreProbes(sql, blobs),
