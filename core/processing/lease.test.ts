@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "../../test/support/databases";
 import { startEnrichmentHarness, testProviders, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import { failPendingStages } from "./dead-letter";
+import type { Sql } from "../sql/port";
 import { acquireLease, LeaseLost, releaseLease } from "./lease";
 import { hasPendingStage } from "./pass-store";
 import { mustRetry } from "./retry-policy";
@@ -31,6 +32,23 @@ describe.each(backends)("the post's lease on $name", (backend) => {
     await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token, new Date());
     expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });
     expect((await h.stages(post.postId)).transcribe!.status).toBe("ready");
+  });
+
+  it("a pass failed by a store that dropped for a moment lets go of its lease once the store is back, so the job's next attempt runs rather than meeting it", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    // The store drops as the pass settles its stage, for 300 ms.
+    let downUntil = 0;
+    const down = () => Date.now() < downUntil;
+    const dropped = () => Promise.reject(new Error("Connection terminated unexpectedly"));
+    const flaky: Sql = {
+      query: (text, params) => (down() ? dropped() : h.sql.query(text, params)),
+      transaction: (fn) => {
+        if (downUntil === 0) downUntil = Date.now() + 300;
+        return down() ? dropped() : h.sql.transaction(fn);
+      },
+    };
+    await expect(runPass({ ...h.pass, sql: flaky }, job(post.postId))).rejects.toThrow(/Connection terminated/);
+    expect((await acquireLease(h.sql, "alpha", post.postId, new Date(), leaseMs)).kind).toBe("leased");
   });
 
   it("a lease past its time is taken over", async () => {

@@ -105,3 +105,27 @@ export const releaseLease = async (sql: Sql, appId: string, rkey: string, token:
     [appId, rkey, token, now.toISOString()],
   );
 };
+
+/** Waits between tries to let go of a lease, about 4 s in all. */
+const releaseRetryMs = [250, 500, 1000, 2000];
+
+/**
+ * Lets go of the lease, trying again a few times when the store fails (a store that failed the pass is often back
+ * in a second). Left to lapse, the lease would still be held when the job's next attempts come, seconds later:
+ * each would find it and end `busy`, and the queue would give the job up before the lease ran out.
+ */
+export const releaseLeaseSoon = async (
+  sql: Sql,
+  lease: { appId: string; rkey: string; token: string },
+  now: () => Date,
+  sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+): Promise<void> => {
+  for (const wait of [...releaseRetryMs, undefined]) {
+    try {
+      return await releaseLease(sql, lease.appId, lease.rkey, lease.token, now());
+    } catch (error) {
+      if (wait === undefined) throw error;
+      await sleep(wait);
+    }
+  }
+};

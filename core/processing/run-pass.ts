@@ -22,7 +22,7 @@ import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { deliverEvents } from "../webhooks/outbox";
 import type { ClaimedEvent } from "../webhooks/webhook-event";
-import { acquireLease, keepLease, LeaseLost, passTimeLimitMs, releaseLease } from "./lease";
+import { acquireLease, keepLease, LeaseLost, passTimeLimitMs, releaseLeaseSoon } from "./lease";
 import { loadPassState, settleStage, storeLoudness, storeTranscript, storeVariant, storeWaveform, type PendingStage } from "./pass-store";
 import type { Job } from "./job";
 import type { StageReason } from "./stage-state";
@@ -135,7 +135,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
     throw error;
   } finally {
     await heartbeat.stop();
-    await releaseLease(sql, appId, rkey, token, deps.now()).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
+    await releaseLeaseSoon(sql, { appId, rkey, token }, deps.now).catch((error: unknown) => log.warn("lease not released; it lapses", { error: String(error) }));
     const rest = Promise.all([...deliveries, renditions.built()]);
     if (deps.background) deps.background(rest);
     else await rest;
