@@ -117,7 +117,8 @@ describe.each(backends)("SQS dispatch on $name, a pass held open past the queue'
     svc = await startTestService({
       driver: "node",
       sql: () => migratedDatabase(backend),
-      env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl, PROCESSING_CONCURRENCY: "1" },
+      // No PROCESSING_DEAD_LETTER_QUEUE_URL: the host finds the dead-letter queue through the queue's redrive policy.
+      env: { PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_CONCURRENCY: "1" },
       enrichment: { sqs: sqs.client, providers: providers.registry },
     });
     for (let i = 0; i < 2; i++) workers.push(startEnrichmentWorkers(svc.deps, { sqs: sqs.client, waitSeconds: 1, retryVisibility: () => 0, holdSeconds: 1 }));
@@ -178,7 +179,7 @@ describe.each(backends)("SQS dispatch on $name, a pass held open past the queue'
     expect(sent.filter((b) => b === body)).toHaveLength(1);
   });
 
-  it("a job that cannot run is received 3 times, then dead-lettered, and the dead-letter consumer settles it failed (dead_letter)", async () => {
+  it("a job that cannot run is received 3 times, then dead-lettered, and the dead-letter consumer (of the queue the redrive policy names) settles it failed (dead_letter)", async () => {
     const postId = await create("held-3", { denoise: true });
     await expect.poll(() => statuses(postId), { timeout: 20_000, interval: 250 }).toEqual({ denoise: "failed (dead_letter)" });
   });

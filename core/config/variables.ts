@@ -566,8 +566,8 @@ const rows = [
     name: "PROCESSING_DEAD_LETTER_QUEUE_URL",
     required: false,
     scopes: ["host"],
-    rule: "The queue's dead-letter queue; a Node host with it set settles its jobs failed (dead_letter)",
-    description: "Its dead-letter queue; a Node host with it set settles those jobs `failed` (`dead_letter`)",
+    rule: "The queue's dead-letter queue, whose jobs a Node host settles failed (dead_letter); unset, the one the queue's redrive policy names",
+    description: "Its dead-letter queue, whose jobs a Node host settles `failed` (`dead_letter`); unset, the one the queue's redrive policy names (read with `sqs:GetQueueAttributes` and `sqs:GetQueueUrl`)",
   }),
   row({
     name: "SVC_LEASE_MS",

@@ -1,10 +1,12 @@
 /**
  * The Node host's background enrichment work: consumers of the processing queue (PROCESSING_CONCURRENCY jobs at
- * once) and its dead-letter queue when they are configured, and the sweep on a timer (SVC_SWEEP_INTERVAL_MS).
+ * once) and of its dead-letter queue (PROCESSING_DEAD_LETTER_QUEUE_URL, else the one the queue's redrive policy
+ * names), and the sweep on a timer (SVC_SWEEP_INTERVAL_MS).
  */
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "../../deps";
 import { createSqsClient } from "../../dispatch/sqs-client";
+import { deadLetterQueueOf } from "../../dispatch/dead-letter-queue";
 import { startSqsConsumer } from "../../dispatch/sqs-consumer";
 import { runStageMessage } from "../jobs/stage-handler";
 import { runDeadLetterMessage, runSweep } from "../jobs/settle-jobs";
@@ -16,6 +18,8 @@ export const startEnrichmentWorkers = (
   const { dispatcher } = deps.enrichment;
   const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
   const stops: (() => Promise<void>)[] = [];
+  let finding: Promise<void> = Promise.resolve();
+  let stopped = false;
   if (queueUrl || deadLetterQueueUrl) {
     const client = options.sqs ?? createSqsClient(deps.config.aws.region);
     const common = { client, log: deps.logger, waitSeconds: options.waitSeconds, retryVisibility: options.retryVisibility, holdSeconds: options.holdSeconds };
@@ -23,16 +27,27 @@ export const startEnrichmentWorkers = (
     for (let i = 0; queueUrl && i < deps.config.processing.concurrency; i++) {
       stops.push(startSqsConsumer({ ...common, queueUrl, handle: (m, receiveCount) => runStageMessage(deps, m.Body ?? "", receiveCount) }).stop);
     }
-    if (deadLetterQueueUrl) {
+    const consumeDeadLetters = (url: string) =>
       stops.push(
         startSqsConsumer({
           ...common,
-          queueUrl: deadLetterQueueUrl,
+          queueUrl: url,
           handle: async (m) => {
             await runDeadLetterMessage(deps, m.Body ?? "");
             return "done";
           },
         }).stop,
+      );
+    if (deadLetterQueueUrl) consumeDeadLetters(deadLetterQueueUrl);
+    else if (queueUrl) {
+      // Not named: the one the processing queue's redrive policy names.
+      finding = deadLetterQueueOf(client, queueUrl).then(
+        (url) => {
+          if (stopped) return;
+          if (url) consumeDeadLetters(url);
+          else deps.logger.warn("the processing queue has no dead-letter queue: a job it gives up on waits for the sweep to time it out");
+        },
+        (error: unknown) => deps.logger.error("could not read the processing queue's redrive policy; set PROCESSING_DEAD_LETTER_QUEUE_URL", { error: String(error) }),
       );
     }
   }
@@ -43,6 +58,8 @@ export const startEnrichmentWorkers = (
   timer.unref();
   return {
     async stop() {
+      stopped = true;
+      await finding;
       clearInterval(timer);
       await Promise.all(stops.map((stop) => stop()));
       await sweeping;
