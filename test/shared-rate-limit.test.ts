@@ -22,7 +22,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two server processes sharing on
     dids.publish("shared", "pds.test");
     blobDir = await mkdtemp(path.join(tmpdir(), "svc-shared-"));
     for (let i = 0; i < 2; i++) servers.push(await startServer({ databaseUrl: db.url!, did: dids.didOf("shared"), blobDir }));
-  }, 60_000);
+    // A third whose clock runs a whole write window (15 minutes) and a second ahead of the others'.
+    servers.push(await startServer({ databaseUrl: db.url!, did: dids.didOf("shared"), blobDir, skewMs: 901_000 }));
+  }, 90_000);
 
   afterAll(async () => {
     for (const { child } of servers) child.kill("SIGTERM");
@@ -46,6 +48,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two server processes sharing on
     expect(results.filter((s) => s === 429)).toHaveLength(20);
   });
 
+  it("a process whose clock runs ahead opens no window of its own: the limits are measured on the database's clock", async () => {
+    const write = (server: { url: string }) =>
+      fetch(`${server.url}/api/v1/posts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "x-svc-acting-actor": "skewed", "content-type": "application/json" },
+        body: JSON.stringify({ text: "on time" }),
+      }).then((r) => r.status);
+    for (let i = 0; i < 10; i++) expect(await write(servers[0]!)).toBe(201);
+    // On its own clock the ten writes left the window a second ago; on the database's they are still in it.
+    expect(await write(servers[2]!)).toBe(429);
+  });
+
   it("both processes migrated the one database once, concurrently, and read each other's writes", async () => {
     const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
     expect(row!.n).toBeGreaterThan(0);
@@ -54,8 +68,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two server processes sharing on
   });
 });
 
-const startServer = async (opts: { databaseUrl: string; did: string; blobDir: string }) => {
+const startServer = async (opts: { databaseUrl: string; did: string; blobDir: string; skewMs?: number }) => {
   const { port, start } = await nodeServerOnFreePort();
+  const skewed = opts.skewMs === undefined ? {} : { nodeArgs: ["--import", path.resolve(import.meta.dirname, "support/skewed-clock.mjs")] };
   const child = start({
     PATH: process.env.PATH,
     NODE_ENV: "test",
@@ -67,7 +82,8 @@ const startServer = async (opts: { databaseUrl: string; did: string; blobDir: st
     SVC_PLAYBACK_SIGNING_KEY: "shared-playback-signing-key-0123456789abcdef",
     SVC_APP_TOKENS: `shared:${token}`,
     SVC_APP_DIDS: `shared:${opts.did}`,
-  });
+    ...(opts.skewMs === undefined ? {} : { SVC_TEST_CLOCK_SKEW_MS: String(opts.skewMs) }),
+  }, skewed);
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);

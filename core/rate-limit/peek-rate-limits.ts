@@ -7,18 +7,18 @@ import { limitersArgument, type RateLimitRequest, type RateLimitResult } from ".
  * figures rate_limit_take reports, with no hit appended: the hits still in the window, and the time until the
  * oldest of the last `limit` of them leaves it.
  */
-export const peekRateLimits = async (sql: Sql, hits: readonly RateLimitRequest[], now: Date): Promise<RateLimitResult[]> => {
+export const peekRateLimits = async (sql: Sql, hits: readonly RateLimitRequest[], now: Date | null): Promise<RateLimitResult[]> => {
   if (hits.length === 0) return [];
   const rows = await sql.query<{ key: string; remaining: number; reset_ms: number }>(
     `SELECT t.key, greatest(t.lim - cardinality(w.hits), 0) AS remaining,
             CASE WHEN cardinality(w.hits) = 0 THEN t.win
                  ELSE greatest(1, ceil(extract(epoch FROM w.hits[greatest(1, cardinality(w.hits) - t.lim + 1)]
-                                                 + t.win * interval '1 millisecond' - $2::timestamptz) * 1000))::integer
+                                                 + t.win * interval '1 millisecond' - coalesce($2::timestamptz, clock_timestamp())) * 1000))::integer
             END AS reset_ms
        FROM json_to_recordset($1::json) AS t(key text, lim integer, win integer)
        LEFT JOIN rate_limit_hits AS r ON r.key = t.key
       CROSS JOIN LATERAL (SELECT ARRAY(SELECT h FROM unnest(r.hits) AS h
-                                        WHERE h > $2::timestamptz - t.win * interval '1 millisecond' ORDER BY h) AS hits) AS w`,
+                                        WHERE h > coalesce($2::timestamptz, clock_timestamp()) - t.win * interval '1 millisecond' ORDER BY h) AS hits) AS w`,
     [limitersArgument(hits), now],
   );
   const byKey = new Map(rows.map((row) => [row.key, row]));

@@ -53,12 +53,12 @@ export const rateLimitOutcome = (hits: readonly RateLimitRequest[], rows: readon
 
 /**
  * Takes one slot from every limiter of a request in one SQL statement (one round trip), all or nothing:
- * a request denied by one limiter is not counted by the others. `now` is the request's time (deps.now()): windows
- * are measured on it. See rate_limit_take in migrations/0002, 0008 and 0012.
+ * a request denied by one limiter is not counted by the others. Windows are measured at `now` (a test's clock), or
+ * on the database's clock when it is null (system-clock.ts). See rate_limit_take in migrations/0002, 0008 and 0012.
  */
-export const takeRateLimits = async (sql: Sql, hits: readonly RateLimitRequest[], now: Date): Promise<RateLimitOutcome> => {
+export const takeRateLimits = async (sql: Sql, hits: readonly RateLimitRequest[], now: Date | null): Promise<RateLimitOutcome> => {
   if (hits.length === 0) return { allowed: true, results: [] };
-  const rows = await sql.query<TakeRow>("SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($1::json, $2::timestamptz)", [
+  const rows = await sql.query<TakeRow>("SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($1::json, coalesce($2::timestamptz, clock_timestamp()))", [
     limitersArgument(hits),
     now,
   ]);

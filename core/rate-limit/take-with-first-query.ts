@@ -18,7 +18,7 @@ export interface TakeWithFirstQuery {
  * read's own order.
  */
 const withTake = (read: OrderedRead) => `WITH svc_rate_limit AS (
-  SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($${read.params.length + 1}::json, $${read.params.length + 2}::timestamptz)
+  SELECT key, allowed, remaining, reset_ms FROM rate_limit_take($${read.params.length + 1}::json, coalesce($${read.params.length + 2}::timestamptz, clock_timestamp()))
 )
 SELECT (SELECT json_agg(svc_rate_limit) FROM svc_rate_limit) AS svc_rate_limit, svc_read.*
   FROM (SELECT 1) AS svc_one
@@ -36,7 +36,7 @@ SELECT (SELECT json_agg(svc_rate_limit) FROM svc_rate_limit) AS svc_rate_limit, 
 export const takeWithFirstQuery = (
   sql: CountedSql,
   hits: readonly RateLimitRequest[],
-  now: Date,
+  now: Date | null,
   admit: (outcome: RateLimitOutcome) => void,
 ): TakeWithFirstQuery => {
   let taken: Promise<void> | undefined;

@@ -7,6 +7,7 @@ import { takeWithFirstQuery } from "../../rate-limit/take-with-first-query";
 import { DomainError } from "../../domain-error";
 import { peekRateLimits } from "../../rate-limit/peek-rate-limits";
 import type { RouteCall } from "../route-call";
+import { windowClock } from "../../system-clock";
 
 /**
  * The route's limiters for this call: its own (keyed on the actor, the tenant or the client IP) and the aggregate IP
@@ -39,7 +40,7 @@ const limitersOf = (call: RouteCall): RateLimitRequest[] => {
  * limits as they stand, so every success carries `RateLimit` (docs/decisions.md#rate-limits).
  */
 export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<string, string>> =>
-  rateLimitHeaders(await peekRateLimits(call.sql, limitersOf(call), call.deps.now()));
+  rateLimitHeaders(await peekRateLimits(call.sql, limitersOf(call), windowClock(call.deps.now)));
 
 /**
  * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
@@ -68,10 +69,10 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       taking.add(call);
       const hits = limitersOf(call);
       if (cls !== "read") {
-        admit(call, await takeRateLimits(call.sql, hits, call.deps.now()));
+        admit(call, await takeRateLimits(call.sql, hits, windowClock(call.deps.now)));
         return;
       }
-      const deferred = takeWithFirstQuery(call.sql, hits, call.deps.now(), (outcome) => admit(call, outcome));
+      const deferred = takeWithFirstQuery(call.sql, hits, windowClock(call.deps.now), (outcome) => admit(call, outcome));
       call.sql = deferred.sql;
       pending.set(call, deferred.take);
     },
@@ -86,7 +87,7 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       if (!cls || taking.has(call)) return;
       // Refused before its limits were taken (no valid token, bad input, a key in use): every route is limited, so
       // it still counts, and past the limit the 429 wins. A take that fails leaves the refusal as it is.
-      const outcome = await takeRateLimits(call.sql, limitersOf(call), call.deps.now()).catch(() => undefined);
+      const outcome = await takeRateLimits(call.sql, limitersOf(call), windowClock(call.deps.now)).catch(() => undefined);
       if (!outcome) return;
       try {
         admit(call, outcome);

@@ -2,6 +2,7 @@ import { processEnvironment } from "../../config/environment";
 import { configured, parseConfig } from "../../config/parse-config";
 import type { VariableScope } from "../../config/variable-scopes";
 import type { Deps, PortName } from "../../deps";
+import { systemClock } from "../../system-clock";
 import { createLogger } from "../../observability/logger";
 import type { Sql } from "../../sql/port";
 import { createCustody } from "../../tenancy/custody";
@@ -23,7 +24,7 @@ export const lambdaDeps = <U extends PortName>(loaders: PortLoaders<U>, scopes: 
     await loadSstConfig(env);
     const config = parseConfig(env, createLogger("info"), scopes);
     const logger = createLogger(config.logLevel);
-    const built: Record<string, unknown> = { logger, now: () => new Date() };
+    const built: Record<string, unknown> = { logger, now: systemClock };
     for (const [name, load] of Object.entries(loaders) as [string, (c: typeof config, b: typeof built) => Promise<unknown>][]) {
       built[name] = await load(config, built);
     }

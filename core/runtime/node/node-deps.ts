@@ -15,6 +15,7 @@ import { composeWorker } from "../enrichment/compose-worker";
 import { backgroundWork } from "../../processing/enrichment";
 import { createInlineDispatcher } from "../../processing/inline-dispatcher";
 import { renditionsFor } from "../../providers/rendition/mp3-rendition-builder";
+import { systemClock } from "../../system-clock";
 
 export const migrationsDir = path.resolve(import.meta.dirname, "../../../migrations");
 
@@ -27,7 +28,7 @@ export const createNodeDeps = async (
   const sql = overrides.sql ?? (await openSql(configured(config.database, "DATABASE_URL"), config.timeouts));
   await migrate(sql, migrationsDir);
   const blobs = overrides.blobs ?? (await openBlobStore(config));
-  const now = overrides.now ?? (() => new Date());
+  const now = overrides.now ?? systemClock;
   // One worker per process: the queue consumers, the system route and inline dispatch all run jobs on it. Its
   // webhook deliveries run in the background, so an inline create or PATCH never waits on a receiver.
   const background = backgroundWork();
