@@ -87,12 +87,13 @@ const pause = async (transport: Transport, ms: number, signal: AbortSignal | und
 };
 
 /**
- * One call to the service. A POST or PATCH is retried only under an Idempotency-Key, the caller's or one made for
- * this call, that every attempt carries; the service honours it on create and PATCH, and the upload routes, keyed
- * by content, are safe to repeat without it.
+ * One call to the service. A POST or PATCH carries an Idempotency-Key, the caller's or one made for this call, on
+ * every attempt: it is retried only under it (a call not safe to repeat is still retried after a 429, which the
+ * service answers before the route runs). The service honours the key on create and PATCH; the upload routes,
+ * keyed by content, are safe to repeat without it.
  */
 export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
-  const keyed = call.repeatable && call.method !== "GET" && call.idempotencyKey === undefined ? { ...call, idempotencyKey: crypto.randomUUID() } : call;
+  const keyed = call.method !== "GET" && call.idempotencyKey === undefined ? { ...call, idempotencyKey: crypto.randomUUID() } : call;
   return withRetries(transport, keyed.repeatable, keyed.signal, () => attempt<T>(transport, who, keyed));
 };
 
@@ -148,17 +149,20 @@ export const exchange = async (
 export const answerOf = <T>(response: Response, text: string): T => {
   let envelope: { success?: boolean; data?: unknown; error?: { code?: ErrorCode; message?: string; issues?: [] }; requestId?: string } = {};
   try {
-    envelope = JSON.parse(text) as typeof envelope;
+    const parsed: unknown = JSON.parse(text);
+    // JSON that is no object (`null`, a number) is no envelope either: described by its status below.
+    if (parsed && typeof parsed === "object") envelope = parsed as typeof envelope;
   } catch {
     // Not JSON: described by its status below.
   }
   if (response.ok && envelope.success === true) return envelope.data as T;
+  const error = envelope.error && typeof envelope.error === "object" ? envelope.error : undefined;
   throw new SvcError({
     status: response.status,
-    code: envelope.error?.code ?? codeOfStatus(response.status),
-    message: envelope.error?.message ?? `HTTP ${response.status} ${response.statusText}`.trim(),
+    code: error?.code ?? codeOfStatus(response.status),
+    message: error?.message ?? `HTTP ${response.status} ${response.statusText}`.trim(),
     requestId: envelope.requestId ?? response.headers.get("x-request-id"),
-    issues: envelope.error?.issues,
+    issues: error?.issues,
     retryAfter: retryAfterSeconds(response.headers.get("retry-after")),
   });
 };

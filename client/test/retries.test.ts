@@ -145,6 +145,25 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(proxy.seen).toHaveLength(1);
   });
 
+  it("a POST not safe to repeat, retried after a 429 (answered before its route ran), carries one Idempotency-Key on both attempts", async () => {
+    const { client } = clientVia();
+    proxy.inject({ method: "POST" }, { kind: "status", status: 429, headers: { "retry-after": "1" } });
+    await expect(client.as(freshActor()).completeUpload("no-such-upload")).rejects.toMatchObject({ status: 404 });
+    const keys = keysOf("POST", "/api/v1/audio/uploads/no-such-upload/complete");
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it("an answer whose body is JSON but no object (a proxy's `null`) is an SvcError of its status, retried as one", async () => {
+    const { client } = clientVia();
+    proxy.inject({ method: "GET" }, { kind: "status", status: 502, body: "null" }, { kind: "status", status: 502, body: "42" }, { kind: "status", status: 502, body: "null" });
+    const error = await client.getPost("3kabcdefghijk").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).toMatchObject({ status: 502, code: "SERVICE_UNAVAILABLE" });
+    expect(proxy.seen).toHaveLength(3);
+  });
+
   it("the caller's abort ends the call and its retries, as an AbortError", async () => {
     const { client } = clientVia({ sleep: () => new Promise(() => {}) });
     const controller = new AbortController();
