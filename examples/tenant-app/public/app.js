@@ -11,8 +11,9 @@ const reasons = {
 /** Calls the BFF (never the service: the page holds no token). */
 const api = async (path, init = {}) => {
   const res = await fetch(path, init);
-  const body = await res.json();
-  if (!res.ok) throw Object.assign(new Error(body.error?.message ?? res.statusText), { retryAfter: body.error?.retryAfter });
+  // A proxy's error page is no JSON: the status says what happened.
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw Object.assign(new Error(body.error?.message ?? `${res.status} ${res.statusText}`.trim()), { status: res.status, retryAfter: body.error?.retryAfter });
   return body;
 };
 const json = (method, body) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -128,17 +129,21 @@ $("post").addEventListener("click", async () => {
 });
 
 // The feed: prompts newest first, each thread's replies nested under the post they answer. A refused load (the
-// viewer's reads for the minute spent) says so and tries again when the service says it may.
+// viewer's reads for the minute spent) says so and tries again when the service says it may; one that failed on
+// the way (a 5xx, the network) tries again in a few seconds.
 let feedRetry;
+const transientRetrySeconds = 3;
 const loadFeed = async () => {
   clearTimeout(feedRetry);
   let threads;
   try {
     ({ threads } = await api("/api/feed"));
   } catch (error) {
-    const wait = error.retryAfter ? ` Trying again in ${error.retryAfter} s.` : "";
+    const transient = error.status === undefined || error.status >= 500;
+    const retryAfter = error.retryAfter ?? (transient ? transientRetrySeconds : undefined);
+    const wait = retryAfter ? ` Trying again in ${retryAfter} s.` : "";
     $("feed-status").textContent = `The feed could not be loaded: ${error.message}.${wait}`;
-    if (error.retryAfter) feedRetry = setTimeout(loadFeed, error.retryAfter * 1000);
+    if (retryAfter) feedRetry = setTimeout(loadFeed, retryAfter * 1000);
     return;
   }
   $("feed-status").textContent = "";
@@ -162,6 +167,12 @@ const card = (post) => {
   entry.el = h("article", { "data-post": id, "data-author": post.authorId }, h("div", { class: "meta" }, meta), post.record.text ? h("p", { class: "text" }, post.record.text) : null, entry.stages, entry.playerBox, entry.actions);
   cards.set(id, entry);
   render(entry, post);
+  // A settle heard while the feed was read is newer than what it shows: read the post again.
+  const behind = Object.entries(post.processing ?? {}).some(([stage, state]) => {
+    const settle = heard.get(`${id}:${stage}`);
+    return settle && (settle.status !== state.status || settle.occurredAt > state.updatedAt);
+  });
+  if (behind) refreshSoon(id);
   return entry.el;
 };
 
@@ -180,22 +191,27 @@ const render = (entry, post) => {
   entry.actions.replaceChildren(reply, ...(why ? [why] : []));
 };
 
+/** One GET of a shown post a moment from now, however many settles arrive meanwhile (they come in bursts). */
+const waiting = new Map();
+const refreshSoon = (id) => {
+  if (waiting.has(id)) return;
+  waiting.set(id, setTimeout(async () => {
+    waiting.delete(id);
+    const entry = cards.get(id);
+    if (entry) render(entry, (await api(`/api/posts/${id}`)).post);
+  }, 150));
+};
+
 // Live stage status: the BFF relays the service's verified webhooks; the page reconciles from GET.
 const listen = () => {
-  const waiting = new Map();
   const events = new EventSource("/api/events");
   events.addEventListener("settle", (message) => {
     const settle = JSON.parse(message.data);
     const key = `${settle.postId}:${settle.stage}`;
     if ((heard.get(key)?.occurredAt ?? "") > settle.occurredAt) return;
     heard.set(key, settle);
-    if (!cards.has(settle.postId) || waiting.has(settle.postId)) return; // not shown yet: marked when it renders
-    // Settles come in bursts: one GET for the post after each burst.
-    waiting.set(settle.postId, setTimeout(async () => {
-      waiting.delete(settle.postId);
-      const entry = cards.get(settle.postId);
-      if (entry) render(entry, (await api(`/api/posts/${settle.postId}`)).post);
-    }, 150));
+    // A post not shown yet (the feed is being read) compares its stages with what was heard when it renders.
+    if (cards.has(settle.postId)) refreshSoon(settle.postId);
   });
 };
 

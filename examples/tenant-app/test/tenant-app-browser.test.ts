@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +16,7 @@ import { backends } from "../../../test/support/databases";
 import { makeClip } from "../../../test/support/rendition-fixtures";
 import { startTestService, type TestService } from "../../../test/support/test-service";
 import { startTenantApp } from "../tenant-app";
+import { webhookHeaders } from "../../../core/webhooks/sign-webhook";
 import { launchChromium } from "./chromium";
 
 const screenshots = path.resolve(import.meta.dirname, "../screenshots");
@@ -211,6 +213,18 @@ describe("the reference tenant app in headless Chromium", () => {
     expect(await bob.locator("#status").textContent()).toBe("Posted.");
   }, 120_000);
 
+  it("a feed load that fails on the way (a proxy's 502 page) says so and tries again by itself", async () => {
+    let failures = 1;
+    await bob.route("**/api/feed", (route) =>
+      failures-- > 0 ? route.fulfill({ status: 502, contentType: "text/html", body: "<html><body>Bad Gateway</body></html>" }) : route.continue(),
+    );
+    await bob.reload();
+    await bob.waitForFunction(() => /502.*Trying again in 3 s/.test(document.getElementById("feed-status")!.textContent ?? ""));
+    await bob.screenshot({ path: path.join(screenshots, "5-bob-feed-502.png") });
+    await bob.waitForFunction(() => document.getElementById("feed-status")!.textContent === "" && document.querySelectorAll("article").length > 0, undefined, { timeout: 10_000 });
+    await bob.unroute("**/api/feed");
+  });
+
   it("a page left open past its playback URL's hour still plays: the failed load re-reads the post for a fresh URL", async () => {
     // Dave's page renders the feed, but its audio does not load until the service's clock is 90 minutes on, as for
     // a page left open that long before anyone pressed play.
@@ -236,6 +250,40 @@ describe("the reference tenant app in headless Chromium", () => {
     expect(playback.seen.some((r) => r.path.startsWith("/api/v1/audio") && r.answered === 403)).toBe(true);
     await page.locator('article[data-author="alice"] button.play').click();
     await page.waitForFunction(() => (document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement).currentTime > 0.2);
+  });
+
+  it("a settle heard while the feed is being read is not lost: the card the stale feed draws reads its post again", async () => {
+    const page = await (await browser.newContext()).newPage();
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let postId = "";
+    // The feed is read before the settle and answered after it: alice's waveform still pending in it.
+    await page.route(`${app.url}/api/feed`, async (route) => {
+      const response = await route.fetch();
+      const feed = (await response.json()) as { threads: { post: { uri: string; processing: Record<string, { status: string }> } }[] };
+      const post = feed.threads.find((t) => t.post.processing?.waveform)!.post;
+      postId = post.uri.split("/").pop()!;
+      post.processing.waveform!.status = "pending";
+      await released;
+      await route.fulfill({ response, json: feed });
+    });
+    const eventsOpen = page.waitForRequest(`${app.url}/api/events`);
+    await page.goto(app.url);
+    await page.fill("#name", "erin");
+    await page.click("#sign-in button");
+    await eventsOpen;
+    await expect.poll(() => postId).not.toBe("");
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the stream is registered with the app
+    const body = JSON.stringify({ postId, originAppId: "alpha", stage: "waveform", status: "ready", occurredAt: new Date().toISOString() });
+    const sent = await fetch(`${app.url}/webhooks`, { method: "POST", headers: webhookHeaders(webhookSecret, randomUUID(), Math.floor(Date.now() / 1000), body), body });
+    expect(sent.status).toBeLessThan(300);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the page has heard it
+    release();
+    await page.waitForFunction(
+      (id) => document.querySelector(`article[data-post="${id}"] .stage[data-stage="waveform"]`)?.getAttribute("data-status") === "ready",
+      postId,
+      { timeout: 10_000 },
+    );
   });
 
   it("the browser never holds the service token: it calls the service only to play signed playback URLs", async () => {
