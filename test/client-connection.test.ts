@@ -84,5 +84,51 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
     expect(res.headers["x-request-id"]).toMatch(UUID);
     const body = JSON.parse(res.body);
     expect(body).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR" }, requestId: res.headers["x-request-id"] });
+    // RFC 9110 §6.6.1: an origin server with a clock sends Date on a 4xx too.
+    expect(Number.isNaN(Date.parse(res.headers.date ?? ""))).toBe(false);
+  });
+
+  /** Everything the server sends on one connection until it closes it (or 3 s pass). */
+  const exchange = (request: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      let text = "";
+      const timer = setTimeout(() => socket.destroy(), 3_000);
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+      socket.on("error", () => {});
+      socket.on("close", () => (clearTimeout(timer), resolve(text)));
+      socket.on("connect", () => socket.write(request));
+    });
+  const answers = (text: string) => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
+
+  it("an HTTP/1.0 request with Transfer-Encoding has faulty framing (RFC 9112 §6.1): a 400, and the connection closes, so nothing after it is read as a request", async () => {
+    const text = await exchange(
+      "POST /api/v1/posts HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    expect(answers(text)).toEqual([400]);
+    expect(text).toMatch(/"code":"VALIDATION_ERROR"/);
+  });
+
+  it.each([
+    ["two Host lines", "Host: a.example\r\nHost: b.example"],
+    ["a Host with a space", "Host: a b"],
+    ["a Host with a path and userinfo", "Host: a/b@c"],
+  ])("%s is a 400 in the envelope (RFC 9112 §3.2)", async (_, host) => {
+    const res = await rawRequest(port, `GET /health HTTP/1.1\r\n${host}\r\nConnection: close\r\n\r\n`);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: "VALIDATION_ERROR" }, requestId: res.headers["x-request-id"] });
+  });
+
+  it("an Expect the host does not know is ignored (RFC 9110 §10.1.1), not answered with Node's bare 417: the request is served, its id echoed", async () => {
+    const id = "11111111-2222-4333-8444-555555555555";
+    const res = await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nX-Request-ID: ${id}\r\nConnection: close\r\n\r\n`);
+    expect(res.status).toBe(200);
+    expect(res.headers["x-request-id"]).toBe(id);
+  });
+
+  it("CONNECT names no route: a 404 in the envelope, not a dropped connection", async () => {
+    const res = await rawRequest(port, "CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n");
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body)).toMatchObject({ success: false, error: { code: "NOT_FOUND" }, requestId: res.headers["x-request-id"] });
   });
 });

@@ -17,8 +17,11 @@ import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
 import { bodyWithRateFloor, type BodyRateFloor } from "./body-rate-floor";
 
+/** The host's server, and a wait for the requests it is still answering (their cleanup included), for shutdown. */
+export type NodeHost = Server & { drain(): Promise<void> };
+
 /** Serves every route of the table over plain HTTP, with the same handlers the Lambdas run. */
-export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
+export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
   const handlers = new Map(impls.map((impl) => [impl.route, createRouteHandler(impl, deps)]));
   const match = createRouteMatcher(impls.map((impl) => impl.route));
   const { bodyMinBytesPerSecond, bodyRateWindowMs } = deps.config.timeouts;
@@ -35,9 +38,17 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
       const repeated = repeatedIdentityHeader(incoming);
       if (!target) {
         response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming);
+      } else if (incoming.httpVersion === "1.0" && incoming.headers["transfer-encoding"] !== undefined) {
+        // RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding, so the framing is faulty; the connection closes after
+        // the answer, so nothing a proxy framed otherwise is read as the next request.
+        response = withRequestId(validationError("Transfer-Encoding is not HTTP/1.0", [{ path: ["headers", "transfer-encoding"], message: "not in HTTP/1.0" }]), incoming);
+        response.headers.Connection = "close";
       } else if (incoming.httpVersion === "1.1" && incoming.headers.host === undefined) {
-        // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without Host.
+        // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without Host, with more than one, or with
+        // a Host that is no host.
         response = withRequestId(validationError("the Host header is required", [{ path: ["headers", "host"], message: "Required" }]), incoming);
+      } else if ((incoming.headersDistinct.host?.length ?? 0) > 1 || !validHost(incoming.headers.host)) {
+        response = withRequestId(validationError("the Host header must be one host[:port]", [{ path: ["headers", "host"], message: "one host[:port]" }]), incoming);
       } else if (repeated) {
         response = withRequestId(validationError(`${repeated} was sent more than once`, [{ path: ["headers", repeated], message: "sent more than once" }]), incoming);
       } else if (found) {
@@ -45,7 +56,8 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
         request = toHttpRequest(incoming, target, found.params, found.route.body?.kind === "multipart" ? floor : noFloor);
         response = await handlers.get(found.route)!(request);
       } else {
-        response = localDidDocument(deps.config, method, target.pathname, incoming.headers.host) ?? withRequestId(new DomainError("NOT_FOUND", "no such route"), incoming);
+        const did = localDidDocument(deps.config, method, target.pathname, incoming.headers.host);
+        response = did ? { ...did, headers: { ...did.headers, "X-Request-ID": requestIdOf(incoming) } } : withRequestId(new DomainError("NOT_FOUND", "no such route"), incoming);
       }
     } catch (error) {
       // Route handlers answer their own failures; this is the host itself failing (reading the request).
@@ -60,18 +72,43 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): Server => {
   // Nothing one request does may take the process down for every tenant: whatever escapes is logged and the
   // socket closed.
   // Node's own answer to an HTTP/1.1 request without Host is a bare 400; `serve` answers it in the envelope.
-  const server = createServer({ requireHostHeader: false }, (incoming, outgoing) => {
-    serve(incoming, outgoing).catch((error: unknown) => {
+  const inFlight = new Set<Promise<void>>();
+  const answer = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const served = serve(incoming, outgoing).catch((error: unknown) => {
       deps.logger.error("request failed outside the route pipeline", error instanceof Error ? error : new Error(String(error)));
       outgoing.destroy();
     });
+    inFlight.add(served);
+    void served.finally(() => inFlight.delete(served));
+  };
+  const server = createServer({ requireHostHeader: false }, answer);
+  // An Expect the host does not know (only 100-continue is) is ignored, as RFC 9110 §10.1.1 allows, rather than
+  // answered with Node's bare 417.
+  server.on("checkExpectation", answer);
+  // CONNECT names no route of ours: answered in the envelope, not with a dropped socket.
+  server.on("connect", (incoming: IncomingMessage, socket: Duplex) => {
+    const response = withRequestId(new DomainError("NOT_FOUND", "no such route"), incoming);
+    socket.end(rawResponse(response.status, String(response.body), response.headers["X-Request-ID"]!));
   });
   // A connection that sends nothing for this long is cut off; a stalled upload's stream then fails and its staging
   // file is removed, rather than held until Node's five-minute request timeout.
   server.timeout = deps.config.timeouts.idleMs;
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps));
-  return server;
+  return Object.assign(server, {
+    async drain() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+  });
 };
+
+/** uri-host [":" port] (RFC 3986): a registered name, an IPv4 address or a bracketed IP literal; empty is allowed. */
+const validHost = (host: string | undefined): boolean =>
+  host === undefined || /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(:\d*)?$/.test(host);
+
+/** A whole answer written to a socket by hand, in the envelope, with the date an origin server must send. */
+const rawResponse = (status: number, body: string, requestId: string) =>
+  `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+  `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n${body}`;
 
 /**
  * Requests Node refuses before any route sees them (malformed framing, headers over its limit, a request not
@@ -92,12 +129,7 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex, deps: D
         : "malformed HTTP request";
   // VALIDATION_ERROR is a 400 in the closed set of codes, whatever Node would have said (431, 408): a client reads
   // one status per code.
-  const status = 400;
-  const body = JSON.stringify({ success: false, error: { message, code: "VALIDATION_ERROR" }, requestId });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawResponse(400, JSON.stringify({ success: false, error: { message, code: "VALIDATION_ERROR" }, requestId }), requestId));
 };
 
 const toHttpRequest = (
@@ -163,10 +195,12 @@ const utf8HeaderValue = (value: string): string =>
   /[^\x00-\x7f]/.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
 
 /** An answer the host gives itself, outside any route: still the envelope with its request id (the client's, if it sent one). */
-const withRequestId = (error: DomainError, incoming?: IncomingMessage): HttpResponse => {
+const withRequestId = (error: DomainError, incoming?: IncomingMessage): HttpResponse => errorResponse(error, requestIdOf(incoming));
+
+/** The client's request id when it sent a UUID, else a fresh one. */
+const requestIdOf = (incoming?: IncomingMessage): string => {
   const sent = incoming?.headers["x-request-id"];
-  const requestId = sentRequestId(typeof sent === "string" ? sent : undefined) ?? randomUUID();
-  return errorResponse(error, requestId);
+  return sentRequestId(typeof sent === "string" ? sent : undefined) ?? randomUUID();
 };
 
 const writeResponse = async (out: ServerResponse, res: HttpResponse, head: boolean, log: Pick<Logger, "info" | "warn">) => {

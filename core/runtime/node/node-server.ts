@@ -39,7 +39,15 @@ const onListening = () => {
 if (listener) server.listen(listener, onListening);
 else server.listen(port, host, onListening);
 
+// Requests still being answered finish first, their cleanup included (a cut-off upload removes its staging file).
 const shutdown = () =>
-  server.close(() => void Promise.all([workers.stop(), janitor.stop()]).then(() => deps.sql.close()).then(() => process.exit(0)));
+  server.close(
+    () =>
+      void server
+        .drain()
+        .then(() => Promise.all([workers.stop(), janitor.stop()]))
+        .then(() => deps.sql.close())
+        .then(() => process.exit(0)),
+  );
 process.once("SIGINT", shutdown);
 process.once("SIGTERM", shutdown);
