@@ -12,25 +12,33 @@ import { startTestService, type TestService } from "./support/test-service";
 
 const systemToken = "test-system-token-0123456789abcdef0123";
 
+/** The Node host dispatching to the Cloud Tasks fake, whose tasks call back its own worker route. */
+const startTasksService = (
+  fake: Awaited<ReturnType<typeof startCloudTasksFake>>,
+  options: { backend?: (typeof backends)[number]; env?: Record<string, string>; providers?: ReturnType<typeof testProviders>["registry"] } = {},
+) =>
+  startTestService({
+    driver: "node",
+    sql: () => migratedDatabase(options.backend ?? backends[0]!),
+    env: {
+      SVC_TASKS_PROJECT: "proj-1",
+      SVC_TASKS_LOCATION: "europe-west1",
+      SVC_TASKS_QUEUE: "processing",
+      SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token",
+      CLOUD_TASKS_BASE_URL: fake.url,
+      ...options.env,
+    },
+    configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
+    ...(options.providers && { enrichment: { providers: options.providers } }),
+  });
+
 /** Google Cloud Tasks dispatch against a local fake of its REST API, which then calls the worker URL like Cloud Tasks. */
 describe.each(backends)("Cloud Tasks dispatch on $name", (backend) => {
   let fake: Awaited<ReturnType<typeof startCloudTasksFake>>;
   let svc: TestService;
   beforeAll(async () => {
     fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token" });
-    svc = await startTestService({
-      driver: "node",
-      sql: () => migratedDatabase(backend),
-      env: {
-        SVC_PROCESSING_STUB: "true",
-        SVC_TASKS_PROJECT: "proj-1",
-        SVC_TASKS_LOCATION: "europe-west1",
-        SVC_TASKS_QUEUE: "processing",
-        SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token",
-        CLOUD_TASKS_BASE_URL: fake.url,
-      },
-      configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
-    });
+    svc = await startTasksService(fake, { backend, env: { SVC_PROCESSING_STUB: "true" } });
   });
   afterAll(async () => {
     await fake?.close();
@@ -110,13 +118,7 @@ describe("a pass longer than the request deadline, through Cloud Tasks", () => {
     const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });
     // The waveform takes a second from when it is called: three times the request deadline.
     const slow = testProviders({ gate: { get waveform() { return new Promise<void>((resolve) => setTimeout(resolve, 1_000)); } } });
-    const svc = await startTestService({
-      driver: "node",
-      sql: () => migratedDatabase(backends[0]!),
-      env: { SVC_REQUEST_DEADLINE_MS: "300", SVC_TASKS_PROJECT: "proj-1", SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token", CLOUD_TASKS_BASE_URL: fake.url },
-      configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
-      enrichment: { providers: slow.registry },
-    });
+    const svc = await startTasksService(fake, { env: { SVC_REQUEST_DEADLINE_MS: "300" }, providers: slow.registry });
     try {
       const blob = await seedAudio(svc.deps, "alpha");
       const created = await svc.post("/api/v1/posts", { actor: "ct-slow", json: audioPost(blob, { waveform: true }) });
@@ -137,13 +139,7 @@ describe("the system route under the one retry policy", () => {
   it("a provider's request to retry is a 503 until Cloud Tasks' last attempt (X-CloudTasks-TaskRetryCount 2), where the stage settles failed", async () => {
     const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });
     const retrying = testProviders({ fail: { waveform: () => new ProviderError("retry", "the provider is busy") } });
-    const svc = await startTestService({
-      driver: "node",
-      sql: () => migratedDatabase(backends[0]!),
-      env: { SVC_TASKS_PROJECT: "proj-1", SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_ACCESS_TOKEN: "ya29.test-access-token", CLOUD_TASKS_BASE_URL: fake.url },
-      configure: (env, baseUrl) => void (env.SVC_TASKS_WORKER_URL = `${baseUrl}/api/v1/system/process-audio`),
-      enrichment: { providers: retrying.registry },
-    });
+    const svc = await startTasksService(fake, { providers: retrying.registry });
     try {
       const blob = await seedAudio(svc.deps, "alpha");
       const created = await svc.post("/api/v1/posts", { actor: "ct-r", json: audioPost(blob, { waveform: true }) });
