@@ -12,6 +12,7 @@ import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
 import { claimMs, deliverEvents, eventsFrom, outboxReturning, sweepOutbox } from "../webhooks/outbox";
 import type { Dispatcher } from "./dispatcher";
+import type { Job } from "./job";
 import type { Logger } from "../observability/logger";
 
 /** How long a stage no pass has leased may wait for its job (a queue's backlog) before it counts as lost. */
@@ -85,7 +86,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
      SELECT app_id, rkey, stage, was FROM marked`,
     [at, lapsedBefore],
   );
-  const posts = new Map<string, { job: { appId: string; postId: string }; stages: { stage: string; was: string }[] }>();
+  const posts = new Map<string, { job: Job; stages: { stage: string; was: string }[] }>();
   for (const r of firstLapse) {
     const post = posts.get(`${r.app_id}/${r.rkey}`) ?? { job: { appId: r.app_id, postId: r.rkey }, stages: [] };
     post.stages.push({ stage: r.stage, was: new Date(r.was).toISOString() });
@@ -110,7 +111,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
 };
 
 /** A first lapse's mark taken back, each stage to the time it had, where nothing has moved it since. */
-const unmark = (sql: Sql, job: { appId: string; postId: string }, stages: { stage: string; was: string }[], at: string) =>
+const unmark = (sql: Sql, job: Job, stages: { stage: string; was: string }[], at: string) =>
   sql.query(
     `UPDATE post_stages s SET redispatched = false, updated_at = m.was
        FROM json_to_recordset($3::json) AS m(stage text, was timestamptz)

@@ -35,7 +35,6 @@ export const coresFreeForBoth = (): boolean => ffmpegRunsInFlight() + 2 <= avail
 /** Whether a streamed copy of the family's packets decodes to exactly the samples of its stored file. */
 export const measuredWhileEncoding = (mimeType: AcceptedMimeType): boolean => acceptedAudioTypes[mimeType] !== "mp3";
 
-
 /** Runs the encode and answers the measurement of what it wrote, as a later probe of the file would. */
 export async function encodeMeasured(context: RenditionContext, encode: MeasuredEncode): Promise<LoudnessProbe> {
   const { args } = familyEncodings[encode.mimeType];

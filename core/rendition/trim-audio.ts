@@ -3,9 +3,9 @@
  * floor. A lossy upload is cut between its own packets, copied as they are: no second generation of lossy coding, and
  * no encode (the largest CPU cost of a pass that re-encoded here). A packet is 20 to 26 ms of audio, well inside the
  * silence kept. wav is cut at the sample, which costs no more. A clip with nothing to trim (all silence, no contrast,
- * under 100 ms to gain at both ends: speech-bounds.ts) is answered unchanged: it is never trimmed to nothing. The answer and the PCM kept for the
- * stages that follow describe the stored bytes, decoded; with `measureOutput` (normalize follows) that decode also
- * measures their loudness, for that normalize.
+ * under 100 ms to gain at both ends: speech-bounds.ts) is answered unchanged: it is never trimmed to nothing. The
+ * answer and the PCM kept for the stages that follow describe the stored bytes, decoded; with `measureOutput`
+ * (normalize follows) that decode also measures their loudness, for that normalize.
  */
 import { join } from "node:path";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";

@@ -42,6 +42,12 @@ const limitersOf = (call: RouteCall): RateLimitRequest[] => {
 export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<string, string>> =>
   rateLimitHeaders(await peekRateLimits(call.sql, limitersOf(call), windowClock(call.deps.now)));
 
+/** A take's outcome on the call: its RateLimit headers (Retry-After on a denial), and a 429 thrown when denied. */
+const admit = (call: RouteCall, { allowed, results }: RateLimitOutcome) => {
+  Object.assign(call.responseHeaders, rateLimitHeaders(results));
+  if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(call.route.rateLimit!, results));
+};
+
 /**
  * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
  * reads; the client IP for anonymous routes) and the aggregate limit on the client IP. Each policy is named in the
@@ -53,12 +59,6 @@ export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<
  * one round trip where there were two. A read that fails or answers without one takes them before its answer goes
  * out, and a refusal still wins over its answer.
  */
-/** A take's outcome on the call: its RateLimit headers (Retry-After on a denial), and a 429 thrown when denied. */
-const admit = (call: RouteCall, { allowed, results }: RateLimitOutcome) => {
-  Object.assign(call.responseHeaders, rateLimitHeaders(results));
-  if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(call.route.rateLimit!, results));
-};
-
 export const rateLimit = (): MiddlewareObj<RouteCall> => {
   const pending = new WeakMap<RouteCall, () => Promise<void>>();
   const taking = new WeakSet<RouteCall>();
