@@ -30,6 +30,19 @@ export async function recordBlob(sql: Sql, blob: BlobRecord): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * Which of these CIDs the tenant's rows still refer to: a blob row, or a post's processed audio. While any does, the
+ * object at blobs/<appId>/<cid> must stay.
+ */
+export async function referencedCids(sql: Sql, appId: string, cids: readonly string[]): Promise<Set<string>> {
+  const rows = await sql.query<{ cid: string }>(
+    `SELECT cid FROM blobs WHERE app_id = $1 AND cid IN (SELECT json_array_elements_text($2::json))
+     UNION SELECT audio_cid AS cid FROM post_enrichment WHERE app_id = $1 AND audio_cid IN (SELECT json_array_elements_text($2::json))`,
+    [appId, JSON.stringify(cids)],
+  );
+  return new Set(rows.map((row) => row.cid));
+}
+
 /** Takes back a row this upload inserted, once its object turned out to be gone. */
 export async function unrecordBlob(sql: Sql, blob: Pick<BlobRecord, "appId" | "cid" | "mimeType">): Promise<void> {
   await sql.query(`DELETE FROM blobs WHERE app_id = $1 AND cid = $2 AND mime_type = $3`, [blob.appId, blob.cid, blob.mimeType]);

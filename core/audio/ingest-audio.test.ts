@@ -178,6 +178,27 @@ describe.each(stores)("audio ingestion into the %s store", (_name, openStore) =>
     expect(await storedKeys(backing, "")).toEqual([first.key]);
   });
 
+  it("an upload whose row fails leaves alone the object a concurrent upload of the same bytes recorded meanwhile", async () => {
+    const fixture = await audioFixture("audio/wav");
+    let concurrent: Awaited<ReturnType<typeof ingestAudio>> | undefined;
+    // The first upload created the object; before its insert fails, a second upload of the same bytes finds that
+    // object and records its row.
+    const sql: Sql = {
+      query: async (text, params) => {
+        if (text.includes("INSERT INTO blobs") && !concurrent) {
+          concurrent = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: streamOf(fixture.bytes) });
+          throw new Error("database went away");
+        }
+        return db.sql.query(text, params);
+      },
+      transaction: (fn) => fn(sql),
+    };
+    await expect(ingestAudio({ store, sql, appId, mimeType: "audio/wav", source: streamOf(fixture.bytes) })).rejects.toThrow("database went away");
+    expect(await blobRows(db.sql, appId)).toHaveLength(1);
+    expect(await storedKeys(backing, "")).toEqual([concurrent!.key]);
+    expect(await store.stat(concurrent!.key)).not.toBeNull();
+  });
+
   it("a source stream failing mid-upload leaves no object, no staging debris and no row", async () => {
     const fixture = await audioFixture("audio/wav");
     let sent = false;

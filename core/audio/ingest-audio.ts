@@ -5,7 +5,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Sql } from "../sql/port";
 import { maxUploadBytes } from "../records/accepted-types";
 import { type BlobRef, blobRef } from "./blob-ref";
-import { type BlobRecord, recordBlob, unrecordBlob } from "./blob-records";
+import { type BlobRecord, lockBlob, recordBlob, referencedCids, unrecordBlob } from "./blob-records";
 import { DomainError } from "../domain-error";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 
@@ -68,10 +68,21 @@ export async function recordOrTakeBack(store: BlobStore, sql: Sql, key: string, 
   try {
     inserted = await recordBlob(sql, record);
   } catch (error) {
-    if (created) await store.delete(key).catch(() => undefined);
+    if (created) await takeBackUnrecorded(store, sql, key, record).catch(() => undefined);
     throw error;
   }
   if (created || (await store.stat(key))) return;
   if (inserted) await unrecordBlob(sql, record);
   throw new DomainError("SERVICE_UNAVAILABLE", "the stored copy of these bytes was being removed; upload them again");
 }
+
+/**
+ * Removes the object a failed upload created, as the store janitor would: under the blob's lock and only while no
+ * row refers to its bytes, since a concurrent upload of the same bytes may have found the object and recorded it
+ * meanwhile. When the database cannot answer either, the object stays, an orphan the janitor removes later.
+ */
+const takeBackUnrecorded = (store: BlobStore, sql: Sql, key: string, { appId, cid }: BlobRecord) =>
+  sql.transaction(async (tx) => {
+    await tx.query(`SELECT ${lockBlob}`, [appId, cid]);
+    if ((await referencedCids(tx, appId, [cid])).size === 0) await store.delete(key);
+  });

@@ -7,7 +7,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import { isRawCid } from "../blobs/raw-cid";
 import type { Sql } from "../sql/port";
 import { isAppId } from "../tenancy/app-id";
-import { lockBlob } from "./blob-records";
+import { lockBlob, referencedCids } from "./blob-records";
 import { completionGraceSeconds, uploadWindowSeconds } from "./presigned-upload";
 
 export interface StoreJanitorOptions {
@@ -77,27 +77,18 @@ const candidateOf = (key: string): Candidate | undefined => {
 };
 
 /** The CIDs among `cids` (of one tenant) that a row references: an upload's row, or a post's current variant. */
-const referencedAmong = async (sql: Sql, appId: string, cids: string[]): Promise<Set<string>> => {
-  const rows = await sql.query<{ cid: string }>(
-    `SELECT cid FROM blobs WHERE app_id = $1 AND cid IN (SELECT json_array_elements_text($2::json))
-     UNION SELECT audio_cid AS cid FROM post_enrichment WHERE app_id = $1 AND audio_cid IN (SELECT json_array_elements_text($2::json))`,
-    [appId, JSON.stringify(cids)],
-  );
-  return new Set(rows.map((row) => row.cid));
-};
-
 const collectUnreferenced = async (store: BlobStore, sql: Sql, batch: Candidate[], before: number): Promise<number> => {
   let removed = 0;
   const byApp = new Map<string, Candidate[]>();
   for (const candidate of batch) byApp.set(candidate.appId, [...(byApp.get(candidate.appId) ?? []), candidate]);
   for (const [appId, candidates] of byApp) {
-    const referenced = await referencedAmong(sql, appId, [...new Set(candidates.map((c) => c.cid))]);
+    const referenced = await referencedCids(sql, appId, [...new Set(candidates.map((c) => c.cid))]);
     for (const { key, cid } of candidates) {
       if (referenced.has(cid)) continue;
       // Under the blob's lock, which an upload's insert of its row takes too (recordBlob): checked again, removed.
       const gone = await sql.transaction(async (tx) => {
         await tx.query(`SELECT ${lockBlob}`, [appId, cid]);
-        return store.collect(key, before, async () => (await referencedAmong(tx, appId, [cid])).size === 0);
+        return store.collect(key, before, async () => (await referencedCids(tx, appId, [cid])).size === 0);
       });
       if (gone) removed += 1;
     }
