@@ -121,6 +121,7 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
     it.each([
       ["a tab", "a\tb"],
       ["a C1 control (NEL)", "a\u0085b"],
+      ["a comma, as a header sent twice arrives (API Gateway joins the values with \",\")", "alice,bob"],
     ])("an actor with %s is refused with 400 VALIDATION_ERROR", async (_, actor) => {
       const res = await svc.post("/api/v1/posts", { headers: { "x-svc-acting-actor": utf8Header(actor) }, json: { text: "x" } });
       expectValidationError(res);

@@ -9,8 +9,9 @@ export const isActorLength = (id: string): boolean => {
   return length >= 1 && length <= MAX_ACTOR_LENGTH;
 };
 
-// Control characters (C0, DEL, C1), U+FFFD (what bytes that were not UTF-8 decode to), and lone surrogates.
-const unprintable = /[\p{Cc}\uFFFD\p{Cs}]/u;
+// Control characters (C0, DEL, C1), U+FFFD (what bytes that were not UTF-8 decode to), and lone surrogates. And a
+// comma: a header sent twice arrives joined with "," (API Gateway, and Node), which must not read as another actor.
+const unprintable = /[\p{Cc}\uFFFD\p{Cs},]/u;
 
 /**
  * The acting end user the tenant asserts: an opaque id (stored as `authorId`) and an optional DID.
@@ -24,7 +25,7 @@ export const readActingActor = (
   const actor = headers["x-svc-acting-actor"]?.normalize("NFC");
   const actorDid = headers["x-svc-acting-actor-did"];
   if (actor !== undefined && (!isActorLength(actor) || unprintable.test(actor))) {
-    throw validationError(`X-Svc-Acting-Actor must be 1 to ${MAX_ACTOR_LENGTH} printable UTF-8 characters`, [
+    throw validationError(`X-Svc-Acting-Actor must be 1 to ${MAX_ACTOR_LENGTH} printable UTF-8 characters, without a comma`, [
       { path: ["headers", "X-Svc-Acting-Actor"], message: "invalid acting actor" },
     ]);
   }

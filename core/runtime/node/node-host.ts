@@ -157,7 +157,8 @@ const toHttpRequest = (
 
 /**
  * Who acts is one header each: Node joins a repeated one with ", ", which would read as a new identity ("alice, bob")
- * rather than the caller bug it is. (API Gateway joins them too, with ",", and nothing in the event tells them apart.)
+ * rather than the caller bug it is. Said here by name; on API Gateway, which joins them with "," and leaves no trace
+ * of two headers, the comma itself is refused (core/tenancy/acting-actor.ts).
  */
 const identityHeaders = ["X-Svc-Acting-Actor", "X-Svc-Acting-Actor-Did"];
 const repeatedIdentityHeader = (incoming: IncomingMessage): string | undefined =>
