@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createS3BlobStore } from "../core/blobs/s3-blob-store";
-import { audioFixture } from "./support/audio-fixtures";
+import { audioFixture, pcmWav } from "./support/audio-fixtures";
 import { backends } from "./support/databases";
 import { multipartBody } from "./support/multipart-body";
 import { createPost } from "./support/post-bodies";
@@ -57,7 +57,7 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     expect(again.headers.etag).toBe(`"${blob.ref.$link}"`);
   });
 
-  it("a direct-to-S3 upload: presigned POST, then complete, answers like the upload route", async () => {
+  it("a direct-to-S3 upload: presigned POST, then complete, answers like the upload route; completing it again answers the same blob", async () => {
     const fixture = await audioFixture("audio/ogg");
     const created = await svc.post("/api/v1/audio/uploads", { actor: "s3-2", json: { mimeType: "audio/ogg", size: fixture.bytes.length } });
     expect(created.status).toBe(201);
@@ -73,7 +73,8 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     expect(done.status).toBe(201);
     expect(done.json.data.blob).toMatchObject({ $type: "blob", mimeType: "audio/ogg", size: fixture.bytes.length });
     const again = await svc.post(`/api/v1/audio/uploads/${uploadId}/complete`, { actor: "s3-2" });
-    expect(again.status).toBe(404);
+    expect(again.status).toBe(201);
+    expect(again.json.data.blob).toEqual(done.json.data.blob);
   });
 
   it("a direct upload counts once against the upload limit: its completion is limited as a read", async () => {
@@ -101,5 +102,42 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     const big = await svc.post("/api/v1/audio/uploads", { actor: "s3-3", json: { mimeType: "audio/wav", size: 26_214_401 } });
     expect(big.status).toBe(400);
     expect(big.json.error.code).toBe("FILE_TOO_LARGE");
+  });
+});
+
+/** A request deadline short enough that completing 24 MB passes it: the 503 says "retry", and a retry must get the blob. */
+describe.each(["node", "lambda"] as const)("a direct upload's completion past its request deadline, over %s", (driver) => {
+  let s3: S3Emulator;
+  let svc: TestService;
+  beforeAll(async () => {
+    s3 = await startS3Emulator();
+    const blobs = createS3BlobStore({ bucket: s3.bucket, client: s3.client });
+    svc = await startTestService({ driver, sql: backends[0]!.open, blobs, env: { SVC_REQUEST_DEADLINE_MS: "300" } });
+  });
+  afterAll(async () => {
+    await svc?.close();
+    await s3?.stop();
+  });
+
+  it("a completion answered 503 at its deadline is answered its blob when retried, never 404", async () => {
+    const wav = pcmWav(24_000_000);
+    const created = await svc.post("/api/v1/audio/uploads", { actor: "s3-late", json: { mimeType: "audio/wav", size: wav.length } });
+    expect(created.status).toBe(201);
+    const { uploadId, url, fields } = created.json.data as { uploadId: string; url: string; fields: Record<string, string> };
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append("file", new Blob([new Uint8Array(wav)], { type: "audio/wav" }));
+    expect((await fetch(url, { method: "POST", body: form, redirect: "manual" })).status).toBeLessThan(300);
+    const statuses: number[] = [];
+    let answer;
+    for (let attempt = 0; attempt < 60; attempt += 1) {
+      answer = await svc.post(`/api/v1/audio/uploads/${uploadId}/complete`, { actor: "s3-late" });
+      statuses.push(answer.status);
+      if (answer.status !== 503) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(statuses.at(-1)).toBe(201);
+    expect(new Set(statuses)).toEqual(new Set(statuses.length > 1 ? [503, 201] : [201]));
+    expect(answer!.json.data.blob).toMatchObject({ mimeType: "audio/wav", size: wav.length });
   });
 });

@@ -72,13 +72,13 @@ export class SvcClient {
   }
 
   getPost(postId: string, options: CallOptions = {}): Promise<PostView> {
-    return send(this.transport, this.who, { method: "GET", path: `/api/v1/posts/${encodeURIComponent(postId)}`, repeatable: true, ...options });
+    return send(this.transport, this.who, { method: "GET", path: `/api/v1/posts/${encodeURIComponent(postId)}`, ...options });
   }
 
   listPosts(query: ListPostsQuery = {}, options: CallOptions = {}): PageList<PostView> {
     const { cursor, ...rest } = query;
     return new PageList(
-      (next) => send<Page<PostView>>(this.transport, this.who, { method: "GET", path: "/api/v1/posts", query: { ...rest, cursor: next }, repeatable: true, ...options }),
+      (next) => send<Page<PostView>>(this.transport, this.who, { method: "GET", path: "/api/v1/posts", query: { ...rest, cursor: next }, ...options }),
       cursor,
     );
   }
@@ -86,7 +86,7 @@ export class SvcClient {
   listReplies(postId: string, query: ListRepliesQuery = {}, options: CallOptions = {}): PageList<PostView> {
     const { cursor, ...rest } = query;
     const path = `/api/v1/posts/${encodeURIComponent(postId)}/replies`;
-    return new PageList((next) => send<Page<PostView>>(this.transport, this.who, { method: "GET", path, query: { ...rest, cursor: next }, repeatable: true, ...options }), cursor);
+    return new PageList((next) => send<Page<PostView>>(this.transport, this.who, { method: "GET", path, query: { ...rest, cursor: next }, ...options }), cursor);
   }
 
   /** Requests enrichment stages of the actor's post; answers the view with the stages' state. */
@@ -96,12 +96,12 @@ export class SvcClient {
 
   /** Step one of a direct-to-storage upload by hand (S3 deployments; 404 elsewhere). `uploadAudio` does it all. */
   createUpload(body: CreateUploadBody, options: CallOptions = {}): Promise<DirectUpload> {
-    return send(this.transport, this.who, { method: "POST", path: "/api/v1/audio/uploads", json: body, repeatable: true, ...options });
+    return send(this.transport, this.who, { method: "POST", path: "/api/v1/audio/uploads", json: body, ...options });
   }
 
   /** Step three, after the bytes went to `url`: the service hashes and stores them. Not retried (a second completion is 404). */
   completeUpload(uploadId: string, options: CallOptions = {}): Promise<{ blob: BlobRef }> {
-    return send(this.transport, this.who, { method: "POST", path: `/api/v1/audio/uploads/${encodeURIComponent(uploadId)}/complete`, repeatable: false, ...options });
+    return send(this.transport, this.who, { method: "POST", path: `/api/v1/audio/uploads/${encodeURIComponent(uploadId)}/complete`, ...options });
   }
 
   /** The audio behind a view's signed `embed.url` (a browser plays that URL itself): the Response, to stream. */
@@ -115,13 +115,13 @@ export class SvcClient {
   }
 
   health(options: CallOptions = {}): Promise<Health> {
-    return send(this.transport, {}, { method: "GET", path: "/health", repeatable: true, ...options });
+    return send(this.transport, {}, { method: "GET", path: "/health", ...options });
   }
 
   /** POST and PATCH: retried only under one Idempotency-Key, the caller's or one made for this call. */
   private write<T>(method: "POST" | "PATCH", path: string, body: unknown, options: WriteOptions): Promise<T> {
     const { idempotencyKey, signal } = options;
-    return send(this.transport, this.who, { method, path, json: body, idempotencyKey, repeatable: true, signal });
+    return send(this.transport, this.who, { method, path, json: body, idempotencyKey, signal });
   }
 }
 

@@ -12,7 +12,7 @@ export interface GetAudioOptions {
  * stream; an error answer (a bad or expired signature is 403) is an SvcError.
  */
 export const getAudio = (transport: Transport, url: string, method: "GET" | "HEAD", options: GetAudioOptions = {}): Promise<Response> =>
-  withRetries(transport, true, options.signal, async () => {
+  withRetries(transport, options.signal, async () => {
     const headers: Record<string, string> = options.range ? { range: options.range } : {};
     const { response } = await exchange(transport, url, { method, headers, redirect: "follow" }, options.signal, false);
     return response.ok ? response : answerOf<never>(response, await response.text());

@@ -19,19 +19,18 @@ export const backoffMs = (retry: number, options: RetryOptions, random = Math.ra
 };
 
 /**
- * How long to wait before retrying after `failure`, or null when it must not be retried. `repeatable` says whether
- * running the request twice is harmless (GET, a keyed POST or PATCH, a content-addressed upload): only then are
- * failures that may have reached the handler retried. A 429 never did (the limiter refuses before it), so it is
- * retried on every request, after its Retry-After.
+ * How long to wait before retrying after `failure`, or null when it must not be retried. Every call the client makes
+ * is harmless to run twice (a GET, a keyed POST or PATCH, a content-addressed upload, a direct upload's completion),
+ * so failures that may have reached the handler are retried too; a 429 after its Retry-After.
  */
-export const retryDelayMs = (failure: unknown, retry: number, repeatable: boolean, options: RetryOptions): number | null => {
+export const retryDelayMs = (failure: unknown, retry: number, options: RetryOptions): number | null => {
   if (retry >= options.maxRetries) return null;
   if (failure instanceof SvcError) {
     if (failure.status === 429) {
       if (failure.retryAfter === undefined) return backoffMs(retry, options);
       return failure.retryAfter <= options.maxRetryAfterSeconds ? failure.retryAfter * 1000 : null;
     }
-    return repeatable && [408, 502, 503, 504].includes(failure.status) ? backoffMs(retry, options) : null;
+    return [408, 502, 503, 504].includes(failure.status) ? backoffMs(retry, options) : null;
   }
-  return repeatable && failure instanceof SvcNetworkError ? backoffMs(retry, options) : null;
+  return failure instanceof SvcNetworkError ? backoffMs(retry, options) : null;
 };

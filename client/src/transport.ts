@@ -31,8 +31,6 @@ export interface Call {
   /** A body built afresh for each attempt (a stream can be read once). */
   body?: () => { body: BodyInit; headers: Record<string, string> };
   idempotencyKey?: string;
-  /** Running it twice is harmless, so failures that may have reached the service are retried. */
-  repeatable: boolean;
   signal?: AbortSignal;
 }
 
@@ -57,13 +55,13 @@ export const urlOf = (baseUrl: string, path: string, query: Call["query"] = {}):
 };
 
 /** Attempts until one succeeds, a failure is not retryable, or the retries are spent. */
-export const withRetries = async <T>(transport: Transport, repeatable: boolean, signal: AbortSignal | undefined, once: () => Promise<T>): Promise<T> => {
+export const withRetries = async <T>(transport: Transport, signal: AbortSignal | undefined, once: () => Promise<T>): Promise<T> => {
   for (let retry = 0; ; retry++) {
     signal?.throwIfAborted();
     try {
       return await once();
     } catch (failure) {
-      const delay = retryDelayMs(failure, retry, repeatable, transport.retry);
+      const delay = retryDelayMs(failure, retry, transport.retry);
       if (delay === null) throw failure;
       await pause(transport, delay, signal);
     }
@@ -88,13 +86,13 @@ const pause = async (transport: Transport, ms: number, signal: AbortSignal | und
 
 /**
  * One call to the service. A POST or PATCH carries an Idempotency-Key, the caller's or one made for this call, on
- * every attempt: it is retried only under it (a call not safe to repeat is still retried after a 429, which the
- * service answers before the route runs). The service honours the key on create and PATCH; the upload routes,
- * keyed by content, are safe to repeat without it.
+ * every attempt: it is retried only under it. The service honours the key on create and PATCH; the upload routes,
+ * keyed by content, and a direct upload's completion, which answers its retries the same blob, are safe to repeat
+ * without it.
  */
 export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
   const keyed = call.method !== "GET" && call.idempotencyKey === undefined ? { ...call, idempotencyKey: crypto.randomUUID() } : call;
-  return withRetries(transport, keyed.repeatable, keyed.signal, () => attempt<T>(transport, who, keyed));
+  return withRetries(transport, keyed.signal, () => attempt<T>(transport, who, keyed));
 };
 
 const attempt = async <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {

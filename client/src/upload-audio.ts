@@ -112,7 +112,7 @@ export const uploadAudio = async (transport: Transport, who: Actor, data: AudioD
   if (transport.directUploads !== false) {
     let direct: DirectUpload | undefined;
     try {
-      direct = await send<DirectUpload>(transport, who, { method: "POST", path: "/api/v1/audio/uploads", json: { mimeType: type, size: file.size }, repeatable: true, signal });
+      direct = await send<DirectUpload>(transport, who, { method: "POST", path: "/api/v1/audio/uploads", json: { mimeType: type, size: file.size }, signal });
       transport.directUploads = true;
     } catch (error) {
       if (!(error instanceof SvcError && error.status === 404)) throw error;
@@ -120,18 +120,18 @@ export const uploadAudio = async (transport: Transport, who: Actor, data: AudioD
     }
     if (direct) {
       await postToStorage(transport, direct, await multipartBody(direct.fields, file, onProgress), signal);
-      const done = await send<{ blob: BlobRef }>(transport, who, { method: "POST", path: `/api/v1/audio/uploads/${encodeURIComponent(direct.uploadId)}/complete`, repeatable: false, signal });
+      const done = await send<{ blob: BlobRef }>(transport, who, { method: "POST", path: `/api/v1/audio/uploads/${encodeURIComponent(direct.uploadId)}/complete`, signal });
       return done.blob;
     }
   }
   const body = await multipartBody({}, file, onProgress);
-  const { blob } = await send<{ blob: BlobRef }>(transport, who, { method: "POST", path: "/api/v1/audio/upload", body, repeatable: true, signal });
+  const { blob } = await send<{ blob: BlobRef }>(transport, who, { method: "POST", path: "/api/v1/audio/upload", body, signal });
   return blob;
 };
 
 /** The presigned POST to storage: no service token goes there; storage answers 2xx or an XML error. */
 const postToStorage = (transport: Transport, direct: DirectUpload, body: Awaited<ReturnType<typeof multipartBody>>, signal: AbortSignal | undefined) =>
-  withRetries(transport, true, signal, async () => {
+  withRetries(transport, signal, async () => {
     const built = body();
     const { response, text } = await exchange(transport, direct.url, { method: "POST", headers: built.headers, body: built.body }, signal);
     if (response.ok) return;

@@ -138,14 +138,16 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(keysOf("POST", "/api/v1/audio/uploads").every((key) => typeof key === "string")).toBe(true);
   });
 
-  it("a POST that is not safe to repeat (completing a direct upload) is not retried after a failure that may have reached the service", async () => {
+  it("completing a direct upload is retried after a 503 (a second completion answers the same blob), under one Idempotency-Key", async () => {
     const { client } = clientVia();
     proxy.inject({ method: "POST" }, { kind: "status", status: 503 });
-    await expect(client.as(freshActor()).completeUpload("no-such-upload")).rejects.toMatchObject({ status: 503 });
-    expect(proxy.seen).toHaveLength(1);
+    await expect(client.as(freshActor()).completeUpload("no-such-upload")).rejects.toMatchObject({ status: 404 });
+    const keys = keysOf("POST", "/api/v1/audio/uploads/no-such-upload/complete");
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
   });
 
-  it("a POST not safe to repeat, retried after a 429 (answered before its route ran), carries one Idempotency-Key on both attempts", async () => {
+  it("completing a direct upload, retried after a 429 (answered before its route ran), carries one Idempotency-Key on both attempts", async () => {
     const { client } = clientVia();
     proxy.inject({ method: "POST" }, { kind: "status", status: 429, headers: { "retry-after": "1" } });
     await expect(client.as(freshActor()).completeUpload("no-such-upload")).rejects.toMatchObject({ status: 404 });

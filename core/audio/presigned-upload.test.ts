@@ -136,7 +136,7 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     expect((await complete(created.uploadId)).blob.size).toBe(ogg.length);
   });
 
-  it("an unknown uploadId, another tenant's or actor's, or a second completion is 404 NOT_FOUND", async () => {
+  it("an unknown uploadId, or another tenant's or actor's, is 404 NOT_FOUND, before and after its completion", async () => {
     const ogg = (await audioFixture("audio/ogg")).bytes;
     const created = await create("audio/ogg", ogg.length);
     await postForm(created, ogg, "audio/ogg");
@@ -144,6 +144,60 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     expect(await codeOf(complete(created.uploadId, { appId: "beta", actor }))).toBe("NOT_FOUND");
     expect(await codeOf(complete(created.uploadId, { appId, actor: "user-2" }))).toBe("NOT_FOUND");
     await complete(created.uploadId);
+    expect(await codeOf(complete(created.uploadId, { appId: "beta", actor }))).toBe("NOT_FOUND");
+    expect(await codeOf(complete(created.uploadId, { appId, actor: "user-2" }))).toBe("NOT_FOUND");
+  });
+
+  it("a second completion is answered the same blob, so a retry whose first answer was lost gets it rather than a 404", async () => {
+    const ogg = (await audioFixture("audio/ogg")).bytes;
+    const created = await create("audio/ogg", ogg.length);
+    await postForm(created, ogg, "audio/ogg");
+    const first = await complete(created.uploadId);
+    const again = await complete(created.uploadId);
+    expect(again).toEqual(first);
+    expect(await storedKeys(emulator, "")).toEqual([first.key]);
+    expect(await blobRows(db.sql, appId)).toHaveLength(1);
+  });
+
+  it("a completion while another still runs is SERVICE_UNAVAILABLE (retry), and one whose holder died is taken over once its claim lapses", async () => {
+    const ogg = (await audioFixture("audio/ogg")).bytes;
+    const created = await create("audio/ogg", ogg.length);
+    await postForm(created, ogg, "audio/ogg");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const recording = new Promise<void>((resolve) => (reached = resolve));
+    const slow: Sql = {
+      query: async (text, params) => {
+        if (text.includes("INSERT INTO blobs")) {
+          reached();
+          await held;
+        }
+        return db.sql.query(text, params);
+      },
+      transaction: (fn) => fn(slow),
+    };
+    const first = completeUpload({ store, sql: slow, appId, actor, uploadId: created.uploadId, now: new Date() });
+    await recording;
+    expect(await codeOf(complete(created.uploadId))).toBe("SERVICE_UNAVAILABLE");
+    release();
+    const done = await first;
+    expect(await complete(created.uploadId)).toEqual(done);
+
+    // A holder that died (a frozen Lambda) leaves its claim; once it lapses, a retry completes the upload.
+    const other = await create("audio/ogg", ogg.length);
+    await postForm(other, ogg, "audio/ogg");
+    await db.sql.query(`UPDATE uploads SET claimed_until = clock_timestamp() + interval '1 minute' WHERE upload_id = $1`, [other.uploadId]);
+    expect(await codeOf(complete(other.uploadId))).toBe("SERVICE_UNAVAILABLE");
+    await db.sql.query(`UPDATE uploads SET claimed_until = clock_timestamp() - interval '1 second' WHERE upload_id = $1`, [other.uploadId]);
+    expect((await complete(other.uploadId)).blob.size).toBe(ogg.length);
+  });
+
+  it("refused bytes end the upload: a retry of its completion is 404 NOT_FOUND", async () => {
+    const wav = (await audioFixture("audio/wav")).bytes;
+    const created = await create("audio/ogg", wav.length);
+    await putStaged(created, wav, "audio/ogg");
+    expect(await codeOf(complete(created.uploadId))).toBe("UNSUPPORTED_MEDIA_TYPE");
     expect(await codeOf(complete(created.uploadId))).toBe("NOT_FOUND");
   });
 

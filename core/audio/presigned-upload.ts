@@ -13,7 +13,7 @@ import { maxUploadBytes } from "../records/accepted-types";
 import { blobRef } from "./blob-ref";
 import { type IngestedAudio, recordOrTakeBack } from "./ingest-audio";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
-import { claimUpload, insertUpload } from "./upload-records";
+import { claimUpload, deleteUpload, insertUpload, markUploadCompleted, releaseUpload } from "./upload-records";
 import type * as z from "zod";
 import type { createUploadResponseSchema } from "./audio-route-schemas";
 import { fileTooLarge } from "./file-too-large";
@@ -67,26 +67,36 @@ export interface CompleteUploadOptions {
 }
 
 /**
- * Completes once: the row is claimed first, so a second call is 404. Refused bytes (type, size, content) are
- * deleted with the claim; a call before the bytes arrived, or one failing for an unexpected reason, puts the
- * claim back so it can be retried.
+ * Completes once, and answers its retries: the row is claimed first, so a second completion while the first runs is
+ * told to retry, and one after it is answered the same blob (the first answer may have been lost to a deadline, a
+ * dropped connection or a frozen Lambda). Refused bytes (type, size, content) are deleted with the row; a call before
+ * the bytes arrived, or one failing for an unexpected reason, gives the claim back so it can be retried.
  */
 export async function completeUpload({ store, sql, appId, actor, uploadId, now, log }: CompleteUploadOptions): Promise<IngestedAudio> {
   const s3 = s3Only(store);
-  const upload = await claimUpload(sql, uploadId, appId, actor);
-  if (!upload) throw new DomainError("NOT_FOUND", "unknown upload");
+  const claim = await claimUpload(sql, uploadId, appId, actor);
+  if (!claim) throw new DomainError("NOT_FOUND", "unknown upload");
+  if (claim.state === "busy") throw new DomainError("SERVICE_UNAVAILABLE", "this upload is being completed by another request; retry in a few seconds");
+  const { upload } = claim;
+  if (claim.state === "completed") {
+    const { cid, durationMs } = claim.completed;
+    return { blob: blobRef(cid, upload.mimeType, upload.size), key: blobKey(appId, cid), durationMs };
+  }
   const late = now.getTime() > upload.expiresAt.getTime() + completionGraceSeconds * 1000;
 
   let staged;
   try {
     staged = await s3.read(upload.stagingKey);
   } catch (error) {
-    await insertUpload(sql, upload);
+    await releaseUpload(sql, uploadId).catch(() => undefined);
     throw error;
   }
   if (!staged) {
-    if (late) throw new DomainError("NOT_FOUND", "unknown upload");
-    await insertUpload(sql, upload);
+    if (late) {
+      await deleteUpload(sql, uploadId);
+      throw new DomainError("NOT_FOUND", "unknown upload");
+    }
+    await releaseUpload(sql, uploadId);
     throw validationError("nothing has been uploaded for this uploadId yet");
   }
 
@@ -105,14 +115,17 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now, 
     // database can be retried, and the copy it made is taken back.
     const { created } = await s3.copy(upload.stagingKey, key, { ifVersion: staged.version });
     await recordOrTakeBack(s3, sql, key, created, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
+    await markUploadCompleted(sql, uploadId, { cid: scan.cid, durationMs: scan.durationMs });
     await s3.delete(upload.stagingKey).catch((error: unknown) => log?.warn("completed upload's staged object not deleted", { uploadId, error: String(error) }));
     return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {
     staged.stream.destroy();
-    if (error instanceof DomainError) await s3.delete(upload.stagingKey);
-    else {
-      await insertUpload(sql, upload).catch((restore: unknown) =>
-        log?.error("upload could not be put back after a failed completion; it cannot be retried", { uploadId, error: String(restore) }),
+    if (error instanceof DomainError) {
+      await deleteUpload(sql, uploadId);
+      await s3.delete(upload.stagingKey);
+    } else {
+      await releaseUpload(sql, uploadId).catch((release: unknown) =>
+        log?.warn("failed completion's claim not given back; a retry can take it over once it lapses", { uploadId, error: String(release) }),
       );
     }
     throw error;

@@ -14,6 +14,7 @@ import webhookRetries from "../../migrations/0013_webhook_retries.sql";
 import rateLimitPruneSmall from "../../migrations/0014_rate_limit_prune_small.sql";
 import leaseReleasedAt from "../../migrations/0015_lease_released_at.sql";
 import webhookEventsRetention from "../../migrations/0016_webhook_events_retention.sql";
+import uploadCompletion from "../../migrations/0017_upload_completion.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -35,4 +36,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0014_rate_limit_prune_small.sql", sql: rateLimitPruneSmall },
   { name: "0015_lease_released_at.sql", sql: leaseReleasedAt },
   { name: "0016_webhook_events_retention.sql", sql: webhookEventsRetention },
+  { name: "0017_upload_completion.sql", sql: uploadCompletion },
 ];
