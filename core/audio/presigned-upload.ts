@@ -80,7 +80,9 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now, 
   const { upload } = claim;
   if (claim.state === "completed") {
     const { cid, durationMs } = claim.completed;
-    return { blob: blobRef(cid, upload.mimeType, upload.size), key: blobKey(appId, cid), durationMs };
+    const { mimeType } = upload;
+    assertAcceptedMimeType(mimeType);
+    return { blob: blobRef(cid, mimeType, upload.size), key: blobKey(appId, cid), durationMs };
   }
   const late = now.getTime() > upload.expiresAt.getTime() + completionGraceSeconds * 1000;
 
