@@ -10,9 +10,11 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Config } from "../config/types";
 import type { Logger } from "../observability/logger";
 import { postUri } from "../records/at-uri";
+import { assertValidRecord } from "../records/lexicons";
+import { nsids } from "../records/nsids";
 import { recordCid } from "../records/record-cid";
 import type { StrongRef } from "../records/post-schema";
-import { buildTranscriptRecord } from "../records/transcript-record";
+import { buildTranscriptRecord, type TranscriptRecord } from "../records/transcript-record";
 import { ProviderError, stageOrder, type AudioRef, type ProviderCall, type Stage } from "../providers/provider-port";
 import { buildProvider } from "../providers/build-provider";
 import type { ProviderEntry } from "../providers/provider-entry";
@@ -164,6 +166,20 @@ const renditionsAhead = (deps: PassDeps, appId: string, rkey: string) => {
   };
 };
 
+/**
+ * The CID of a transcript record its lexicon accepts. A provider's transcript that is no valid record, or cannot be
+ * encoded (a non-finite time), is the provider's malformed answer: it fails the stage now, where any other error
+ * would leave it pending for the sweep, and a queue's every retry would pay the provider again.
+ */
+const checkedTranscriptCid = (record: TranscriptRecord): string => {
+  try {
+    assertValidRecord(nsids.transcript, record);
+    return recordCid(record);
+  } catch (error) {
+    throw new ProviderError("fail", `transcript record refused: ${error instanceof Error ? error.message : String(error)}`, "provider_error", { cause: error });
+  }
+};
+
 type SettleFn = (status: "ready" | "failed", reason?: StageReason, artifact?: (tx: Sql) => Promise<void>) => Promise<void>;
 
 /** One stage of a pass: the post's current bytes (null without audio), the lease it runs under, how to settle it. */
@@ -228,7 +244,8 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
         const did = deps.config.tenants.get(appId)?.did;
         if (!did) throw new ProviderError("retry", `tenant ${appId} has no DID to address the transcript's subject`);
         const record = buildTranscriptRecord({ uri: postUri(did, rkey) as StrongRef["uri"], cid: postCid }, transcript, deps.now());
-        await settle("ready", undefined, (tx) => storeTranscript(tx, appId, rkey, record, recordCid(record), deps.now()));
+        const cid = checkedTranscriptCid(record);
+        await settle("ready", undefined, (tx) => storeTranscript(tx, appId, rkey, record, cid, deps.now()));
         return "settled";
       }
       case "waveform": {

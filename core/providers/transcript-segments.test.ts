@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ProviderError } from "./provider-port";
 import { segmentTokens, type TimedToken } from "./transcript-segments";
 
 const word = (text: string, start: number, end: number, speaker?: string): TimedToken => ({
@@ -10,6 +11,13 @@ const word = (text: string, start: number, end: number, speaker?: string): Timed
   ...(speaker && { speaker }),
 });
 const punctuation = (text: string): TimedToken => ({ kind: "punctuation", before: "", text });
+const failure = (tokens: TimedToken[]) => {
+  try {
+    segmentTokens(tokens, "test stt");
+  } catch (error) {
+    return error;
+  }
+};
 
 describe("transcript segments", () => {
   it("cut at sentence ends, punctuation staying with its word", () => {
@@ -91,6 +99,29 @@ describe("transcript segments", () => {
     const [segment] = segmentTokens(tokens);
     expect(segment!.text).toBe("今日はいい天気です。");
     expect(segment!.words!.map((w) => w.text)).toEqual(["今日", "は", "いい", "天気", "です", "。"]);
+  });
+
+  it("a timed token is valid only with safe-integer times, startMs >= 0 and endMs >= startMs: any other makes the answer malformed (fail)", () => {
+    const bad: [number, number][] = [[5000, 3000], [-1000, 500], [1e20, 1e21], [Infinity, Infinity], [NaN, 1], [0.5, 1], [0, Number.MAX_SAFE_INTEGER + 1]];
+    for (const [startMs, endMs] of bad) {
+      for (const kind of ["word", "event"] as const) {
+        const tokens: TimedToken[] = [word("fine", 0, 0.4), { kind, before: " ", text: "x", startMs, endMs }];
+        const error = failure(tokens);
+        expect(error, `${kind} ${startMs}..${endMs}`).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({ disposition: "fail", reason: "provider_error", message: expect.stringMatching(/^test stt: malformed answer/) });
+      }
+    }
+    // A word of no length is valid.
+    expect(segmentTokens([word("a", 1, 1)])).toEqual([{ startMs: 1000, endMs: 1000, text: "a", words: [{ text: "a", startMs: 1000, endMs: 1000 }] }]);
+  });
+
+  it("a timed word starting before the previous timed word makes the answer malformed (fail); starting together is in order", () => {
+    expect(failure([word("a", 5, 6), word("b", 1, 2)])).toMatchObject({ disposition: "fail" });
+    // Across a sentence end too: the order is the transcript's, not one segment's.
+    expect(failure([word("a.", 5, 6), word("b", 4, 7)])).toMatchObject({ disposition: "fail" });
+    expect(segmentTokens([word("a", 1, 2), word("b", 1, 1.5)]).flatMap((s) => s.words!.map((w) => w.startMs))).toEqual([1000, 1000]);
+    // Events keep their own times: a sound heard under a word is no word out of order.
+    expect(segmentTokens([word("a", 1, 2), { kind: "event", before: " ", text: "(music)", startMs: 0, endMs: 3000 }, word("b", 2, 3)])).toHaveLength(1);
   });
 
   it("each segment spans its words, and its words occur in its text in order, across every timed word once", () => {

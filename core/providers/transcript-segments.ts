@@ -5,7 +5,7 @@
  * without spaces keep their text intact, and every word's text occurs in its segment's text, in order: a caption
  * can be cut at any word boundary by slicing the segment's text.
  */
-import type { TranscriptEvent, TranscriptSegment, TranscriptWord } from "./provider-port";
+import { ProviderError, type TranscriptEvent, type TranscriptSegment, type TranscriptWord } from "./provider-port";
 
 export interface TimedToken {
   /**
@@ -37,7 +37,27 @@ interface OpenSegment {
   events: TranscriptEvent[];
 }
 
-export function segmentTokens(tokens: readonly TimedToken[]): TranscriptSegment[] {
+/**
+ * Throws the provider's malformed answer (`fail`: no retry fixes it) unless every timed token has safe-integer
+ * times with 0 <= startMs <= endMs and each timed word starts no earlier than the one before: the transcript record
+ * holds such times only, and a segment spans its words only then.
+ */
+function checkTimes(tokens: readonly TimedToken[], source: string): void {
+  let previousStart = 0;
+  tokens.forEach((token, i) => {
+    if (token.startMs === undefined || token.endMs === undefined) return;
+    const { startMs, endMs } = token;
+    const word = (token.kind ?? "word") === "word";
+    const valid = Number.isSafeInteger(startMs) && Number.isSafeInteger(endMs) && startMs >= 0 && endMs >= startMs;
+    // The times only, never the words: the message is logged.
+    if (!valid || (word && startMs < previousStart)) throw new ProviderError("fail", `${source}: malformed answer (token ${i} timed ${startMs}..${endMs} ms)`);
+    if (word) previousStart = startMs;
+  });
+}
+
+/** `source` names the answer in the error a malformed one throws ("elevenlabs speech-to-text"). */
+export function segmentTokens(tokens: readonly TimedToken[], source = "transcriber"): TranscriptSegment[] {
+  checkTimes(tokens, source);
   const segments: TranscriptSegment[] = [];
   // Provider labels (`spk_1`, `speaker_3`) become speaker_0, speaker_1, ... in order of first appearance.
   const speakers = new Map<string, string>();

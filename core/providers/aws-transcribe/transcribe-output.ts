@@ -53,5 +53,5 @@ export function parseTranscribeOutput(json: unknown): { text: string; lang?: str
       ...(Number.isFinite(score) && { confidence: score }),
     };
   });
-  return { text: transcripts[0]!.transcript.trim(), ...(language_code && { lang: language_code }), segments: segmentTokens(tokens) };
+  return { text: transcripts[0]!.transcript.trim(), ...(language_code && { lang: language_code }), segments: segmentTokens(tokens, "aws-transcribe transcript") };
 }

@@ -156,4 +156,13 @@ describe("aws-transcribe", () => {
       expect((await providerError(transcriber().transcribe(audio(), call()))).disposition).toBe("fail");
     }
   });
+
+  it("a transcript file with a word that ends before it starts, is out of order or past the safe integers of milliseconds is malformed and fails", async () => {
+    const p = (content: string, start_time: string, end_time: string) => ({ type: "pronunciation", start_time, end_time, alternatives: [{ content, confidence: "0.9" }] });
+    for (const items of [[p("a", "5.0", "3.0")], [p("a", "5.0", "6.0"), p("b", "1.0", "2.0")], [p("a", "99999999999999999999999.0", "99999999999999999999999.5")]]) {
+      fake.forcedFiles.push({ status: 200, body: { results: { transcripts: [{ transcript: "a b" }], items } } });
+      const error = await providerError(transcriber().transcribe(audio(), call()));
+      expect(error, JSON.stringify(items)).toMatchObject({ disposition: "fail", message: expect.stringMatching(/^aws-transcribe transcript: malformed answer/) });
+    }
+  });
 });

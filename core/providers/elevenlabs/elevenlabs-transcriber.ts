@@ -63,7 +63,7 @@ export function createElevenLabsTranscriber(options: ElevenLabsOptions & { model
       const parsed = answerSchema.safeParse(await readJson("elevenlabs speech-to-text", response));
       if (!parsed.success) throw new ProviderError("fail", "elevenlabs speech-to-text: malformed answer");
       const { text, language_code, words } = parsed.data;
-      const segments = segmentTokens(tokensOf(words ?? []));
+      const segments = segmentTokens(tokensOf(words ?? []), "elevenlabs speech-to-text");
       const lang = languageTag(language_code);
       return { text: text.trim(), model, ...(lang && { lang }), ...(segments.length > 0 && { segments }) };
     },

@@ -170,6 +170,24 @@ describe("elevenlabs speech to text", () => {
     expect((await providerError(transcriber().transcribe(audio, call()))).disposition).toBe("fail");
     expect(fake.seen.length).toBe(before + 1);
   });
+
+  it("an answer with a timed token that is negative, huge, non-finite or ends before it starts, or a word starting before the one before it, is malformed and fails", async () => {
+    const audio = await put("audio/wav");
+    const w = (text: string, start: number, end: number, type = "word") => ({ text, start, end, type, speaker_id: "speaker_0", logprob: -0.1 });
+    const answers = [
+      [w("a", 5, 6), w(" ", 6, 6, "spacing"), w("b", 1, 2)],
+      [w("a", 5, 3)],
+      [w("a", -1, 0.5)],
+      [w("a", 1e306, 1e307)],
+      [w("a", 1e20, 1e21)],
+      [w("a", 0, 1), w("(laughter)", 2, 1, "audio_event")],
+    ];
+    for (const words of answers) {
+      fake.queue.push({ status: 200, json: { language_code: "eng", text: "a b", words } });
+      const error = await providerError(transcriber().transcribe(audio, call()));
+      expect(error, JSON.stringify(words)).toMatchObject({ disposition: "fail", message: expect.stringMatching(/^elevenlabs speech-to-text: malformed answer/) });
+    }
+  });
 });
 
 describe("elevenlabs audio isolation", () => {
