@@ -96,14 +96,18 @@ const cuesOf = (segment: TimedSegment, maxMs: number, maxChars: number): Cue[] =
 export const toWebVTT = (transcript: TimedTranscript | undefined, options: WebVTTOptions = {}): string => {
   const maxMs = options.maxCueMs ?? 7000;
   const maxChars = options.maxCueChars ?? 84;
-  const blocks = ["WEBVTT"];
+  const cues: (Cue & { voice: string })[] = [];
   for (const segment of transcript?.segments ?? []) {
-    for (const cue of cuesOf(segment, maxMs, maxChars)) {
-      if (cue.text === "") continue;
-      const voice = segment.speaker ? `<v ${escapeCueText(segment.speaker)}>` : "";
-      const endMs = Math.max(cue.endMs, cue.startMs + 1);
-      blocks.push(`${vttTimestamp(cue.startMs)} --> ${vttTimestamp(endMs)}\n${voice}${escapeCueText(cue.text)}`);
-    }
+    const voice = segment.speaker ? `<v ${escapeCueText(segment.speaker)}>` : "";
+    for (const cue of cuesOf(segment, maxMs, maxChars)) if (cue.text !== "") cues.push({ ...cue, voice });
   }
-  return `${blocks.join("\n\n")}\n`;
+  // WebVTT wants no cue to start before an earlier one; a stable sort keeps the transcript's order among equal starts.
+  cues.sort((a, b) => a.startMs - b.startMs);
+  const blocks = cues.map((cue) => {
+    // Clamped first, so a cue before 0 still lasts 1 ms rather than nothing.
+    const startMs = Math.max(0, cue.startMs);
+    const endMs = Math.max(cue.endMs, startMs + 1);
+    return `${vttTimestamp(startMs)} --> ${vttTimestamp(endMs)}\n${cue.voice}${escapeCueText(cue.text)}`;
+  });
+  return `${["WEBVTT", ...blocks].join("\n\n")}\n`;
 };

@@ -73,6 +73,29 @@ describe("toWebVTT", () => {
     expect(cuesOf(toWebVTT({ segments: [{ startMs: 0, endMs: 60_000, text: "long ".repeat(50).trim() }] }))).toHaveLength(1);
   });
 
+  it("orders cues by start time, stably, so no cue starts before the one before it", () => {
+    const vtt = toWebVTT({
+      segments: [
+        { startMs: 5000, endMs: 6000, text: "third" },
+        { startMs: 1000, endMs: 2000, text: "first" },
+        { startMs: 1000, endMs: 1500, text: "second" },
+        { startMs: 0, endMs: 9000, text: "long one, cut", words: [{ text: "long", startMs: 0, endMs: 300 }, { text: "one,", startMs: 300, endMs: 600 }, { text: "cut", startMs: 8000, endMs: 9000 }] },
+      ],
+    });
+    expect(cuesOf(vtt).map((c) => [c.start, c.text])).toEqual([
+      ["00:00:00.000", "long one,"],
+      ["00:00:01.000", "first"],
+      ["00:00:01.000", "second"],
+      ["00:00:05.000", "third"],
+      ["00:00:08.000", "cut"],
+    ]);
+  });
+
+  it("clamps a start before 0 to 0 before making the cue last at least 1 ms", () => {
+    const vtt = toWebVTT({ segments: [{ startMs: -500, endMs: -200, text: "early" }, { startMs: -100, endMs: 400, text: "late" }] });
+    expect(vtt).toBe("WEBVTT\n\n00:00:00.000 --> 00:00:00.001\nearly\n\n00:00:00.000 --> 00:00:00.400\nlate\n");
+  });
+
   describe("on the service's own transcripts", () => {
     let svc: TestService;
     beforeAll(async () => {
