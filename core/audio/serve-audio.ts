@@ -34,7 +34,8 @@ export async function serveAudio({ store, key, mimeType, etag, range, ifNoneMatc
   const found = await store.stat(key);
   if (!found) throw new DomainError("NOT_FOUND", "audio not found");
   // The bytes at an address never change, and the signed URL names them until it expires: cache them that long,
-  // and revalidate by the tag. The S3 redirect is cached the same way, so its presigned GET lives as long.
+  // and revalidate by the tag. The S3 redirect is cached the same way, so its presigned GET lives as long, and S3's
+  // answer to it expires at the signature's end however late a cached redirect is followed.
   const caching = { "Cache-Control": `private, max-age=${remaining}`, ETag: etag };
   if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) return { status: 304, headers: caching };
 
@@ -43,7 +44,7 @@ export async function serveAudio({ store, key, mimeType, etag, range, ifNoneMatc
       expiresIn: remaining,
       method: method === "HEAD" ? "HEAD" : "GET",
       contentType: mimeType,
-      cacheControl: `private, max-age=${remaining}`,
+      cacheUntil: new Date(exp * 1000),
       signingDate: now,
     });
     return { status: 302, headers: { Location: location, ...caching } };

@@ -74,10 +74,13 @@ export interface S3BlobStore extends BlobStoreBase {
   readonly bucket: string;
   /** `move` without removing the source: a completion keeps its staged object until its row is recorded. */
   copy(from: string, to: string, options?: { ifVersion?: string }): Promise<{ created: boolean }>;
-  /** A presigned GET (or HEAD) valid for `expiresIn` seconds from `signingDate`. */
+  /**
+   * A presigned GET (or HEAD) valid for `expiresIn` seconds from `signingDate`. S3's answer to it carries
+   * `contentType`, and `Cache-Control: private` with `Expires: <cacheUntil>` when given.
+   */
   presignRead(
     key: string,
-    options: { expiresIn: number; method?: "GET" | "HEAD"; contentType?: string; cacheControl?: string; signingDate?: Date },
+    options: { expiresIn: number; method?: "GET" | "HEAD"; contentType?: string; cacheUntil?: Date; signingDate?: Date },
   ): Promise<string>;
   /** A browser-style presigned POST that only accepts exactly `size` bytes of exactly `contentType` at `key`. */
   presignPost(key: string, options: { contentType: string; size: number; expiresIn: number }): Promise<PresignedPost>;

@@ -169,12 +169,15 @@ export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobS
       return true;
     },
 
-    async presignRead(key, { expiresIn, method = "GET", contentType, cacheControl, signingDate }) {
+    async presignRead(key, { expiresIn, method = "GET", contentType, cacheUntil, signingDate }) {
       assertSafeKey(key);
+      // An absolute expiry, not a max-age: a redirect cached and followed later must not start a fresh lifetime.
+      const overrides = {
+        ResponseContentType: contentType,
+        ...(cacheUntil && { ResponseCacheControl: "private", ResponseExpires: cacheUntil }),
+      };
       const command =
-        method === "HEAD"
-          ? new HeadObjectCommand({ Bucket: bucket, Key: key })
-          : new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentType: contentType, ResponseCacheControl: cacheControl });
+        method === "HEAD" ? new HeadObjectCommand({ Bucket: bucket, Key: key, ...overrides }) : new GetObjectCommand({ Bucket: bucket, Key: key, ...overrides });
       return getSignedUrl(client, command, { expiresIn, signingDate });
     },
 
