@@ -1,7 +1,8 @@
+import * as z from "zod";
 import { configured } from "../core/config/parse-config";
 import { playbackQuerySchema } from "../core/audio/audio-route-schemas";
 import { defineRoute } from "../core/http/route";
-import { playAudio } from "../core/audio/play-audio";
+import { playAudio, playbackFormats } from "../core/audio/play-audio";
 import { implement } from "../core/http/route-call";
 import { lambdaRenditions } from "../core/runtime/lambda/lambda-renditions";
 import { lambda } from "../core/runtime/lambda/lambda-root";
@@ -18,13 +19,15 @@ export const route = defineRoute({
   uses: ["sql", "blobs", "renditions"],
   reads: ["playback"],
   status: 200,
-  query: playbackQuerySchema,
+  // playAudio refuses another `format` with its own 400 (after the signature), so zod takes any; the description lists them.
+  query: playbackQuerySchema.extend({ format: z.string().optional().meta({ enum: [...playbackFormats] }) }),
   produces: "audio/*",
   head: true,
   otherResponses: {
     206: "Partial content: one byte range (file store)",
     302: "Redirect to a presigned GET that expires with the signature (S3 store)",
     304: "Not modified: If-None-Match names the ETag",
+    416: "Range not satisfiable: the Range starts past the end (file store); `Content-Range: bytes */<size>`, no body",
   },
   errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
   description:

@@ -18,6 +18,8 @@ export const route = defineRoute({
   reads: ["identity"],
   status: 200,
   response: healthSchema,
+  // Never a 500 (docs/decisions.md): the OpenAPI description lists none for it.
+  neverFails: true,
 });
 
 /** Never a 500, and never slow: a store that cannot be reached, or does not answer within 1.5 s, reports `unavailable`. */

@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
 import { describe, expect, it } from "vitest";
+import { playbackFormats } from "../core/audio/play-audio";
+import type { RouteDef } from "../core/http/route";
 import { openApiDocument } from "../core/openapi/openapi-document";
 import { stageOrder } from "../core/records/stages";
 import { openApiJson, openApiJsonPath } from "../scripts/write-openapi";
@@ -53,6 +55,25 @@ describe("the served OpenAPI description", () => {
     expect(event.required).toEqual(Object.keys(sent));
     expect(event.properties.stage.enum).toEqual(stageOrder);
     expect(hook.parameters.map((p: Json) => p.name)).toEqual(["X-Svc-Signature", "X-Svc-Timestamp", "X-Svc-Event-Id", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+  });
+
+  it("a route declared never to fail (/health) is described without a 500; every other route keeps it", () => {
+    expect(Object.keys(document.paths["/health"].get.responses)).toEqual(["200"]);
+    for (const route of (routeList as readonly RouteDef[]).filter((r) => !r.internal && r.file !== "health")) {
+      expect(document.paths[route.path][route.method.toLowerCase()].responses["500"]?.description, route.file).toContain("INTERNAL");
+    }
+  });
+
+  it("GET /api/v1/audio describes url, exp and sig as required (the route refuses a playback without them) and `format` as its one value", () => {
+    const parameters: Record<string, Json> = Object.fromEntries((document.paths["/api/v1/audio"].get.parameters as Json[]).filter((p) => p.in === "query").map((p) => [p.name, p]));
+    expect(Object.fromEntries(Object.entries(parameters).map(([name, p]) => [name, p.required]))).toEqual({ url: true, exp: true, sig: true, format: false });
+    expect(parameters.format?.schema).toEqual({ type: "string", enum: [...playbackFormats] });
+    // The marker is read by the generator, not passed through as a keyword.
+    expect(JSON.stringify(parameters)).not.toContain("x-required");
+  });
+
+  it("GET /api/v1/audio lists the 416 it answers to a Range past the end", () => {
+    expect(document.paths["/api/v1/audio"].get.responses["416"]?.description).toMatch(/Range not satisfiable/);
   });
 
   it("refuses a named schema that has two shapes (a loose object read and written)", () => {

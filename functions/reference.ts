@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
 import { lambda } from "../core/runtime/lambda/lambda-root";
@@ -17,6 +18,9 @@ export const route = defineRoute({
   produces: "text/html",
 });
 
+// Relative to the page, so it loads wherever the page was opened (behind a proxy that adds a path prefix, too).
+const scriptSrc = `./${posix.relative(posix.dirname(route.path), referenceScript.path)}`;
+
 /** The reference page: Scalar, loaded from this service rather than a CDN so it works offline. */
 const page = `<!doctype html>
 <html lang="en">
@@ -28,7 +32,7 @@ const page = `<!doctype html>
   </head>
   <body>
     <div id="app"></div>
-    <script src="${referenceScript.path}"></script>
+    <script src="${scriptSrc}"></script>
     <script>
       // "Test Request" goes to the server that served this page, under whatever name it was opened by (127.0.0.1,
       // localhost, a proxy's name), so the browser never makes it a cross-origin call (the API sends no CORS headers).
@@ -45,7 +49,6 @@ const page = `<!doctype html>
         mcp: { disabled: true },
         telemetry: false,
         showDeveloperTools: "never",
-        showToolbar: "never",
       });
     </script>
   </body>

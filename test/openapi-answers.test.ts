@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../core/openapi/openapi-document";
 import { routeList } from "../functions/routes";
+import { audioFixture } from "./support/audio-fixtures";
+import { multipartBody } from "./support/multipart-body";
+import { createPost } from "./support/post-bodies";
 import { edgeMatrix } from "./support/service-matrix";
 import { startTestService, type CallResult, type TestService } from "./support/test-service";
 
@@ -21,9 +24,11 @@ const expectDescribed = (method: string, path: string, answer: CallResult) => {
   expect(responses, `${method} ${path}`).toBeDefined();
   const response = responses![String(answer.status)];
   expect(response, `${method} ${path} answered ${answer.status}, which the document does not list`).toBeDefined();
-  if (answer.status >= 400) {
-    const code = answer.json?.error?.code;
-    expect(response.description.split(", "), `${method} ${path} ${answer.status}`).toContain(code);
+  if (answer.status >= 400 && answer.json?.success === false) {
+    expect(response.description.split(", "), `${method} ${path} ${answer.status}`).toContain(answer.json.error.code);
+  } else if (answer.status >= 400) {
+    // A bare status (a 416 with no body) must not be described as an error envelope.
+    expect(response.content, `${method} ${path} ${answer.status} has no error body`).toBeUndefined();
   }
   const described = Object.keys(response.headers ?? {}).map((name) => name.toLowerCase());
   for (const header of clientHeaders) {
@@ -80,6 +85,48 @@ describe.each(edgeMatrix)("the OpenAPI description lists what the service answer
       const answer = await svc.get(`/api/v1/posts?limit=${limit}`, { actor: `doc-limit-${limit}` });
       expect(pattern.test(limit), `limit=${limit}`).toBe(answer.status === 200);
       expectDescribed("GET", "/api/v1/posts", answer);
+    }
+  });
+
+  /** A signed playback path of a fresh post's audio, and the audio's size. */
+  const playback = async (actor: string) => {
+    const fixture = await audioFixture("audio/wav");
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: fixture.bytes, type: "audio/wav" }]);
+    const { blob } = (await svc.post("/api/v1/audio/upload", { actor, body, headers: { "content-type": contentType } })).json.data;
+    const post = (await createPost(svc, actor, { text: "", embed: { $type: "dev.svc.embed.audio", audio: blob } })) as unknown as { embed: { url: string } };
+    return { url: new URL(post.embed.url), size: fixture.bytes.length };
+  };
+  const withQuery = (url: URL, change: (query: URLSearchParams) => void) => {
+    const query = new URLSearchParams(url.search);
+    change(query);
+    return `${url.pathname}?${query}`;
+  };
+
+  it("a playback Range past the end is a 416 with Content-Range bytes */<size> and no body, listed", async () => {
+    const { url, size } = await playback("doc-range");
+    const answer = await svc.get(`${url.pathname}${url.search}`, { token: null, headers: { range: `bytes=${size + 5}-` } });
+    expect(answer.status).toBe(416);
+    expect(answer.headers["content-range"]).toBe(`bytes */${size}`);
+    expect(answer.body.length).toBe(0);
+    expectDescribed("GET", "/api/v1/audio", answer);
+  });
+
+  it("a playback query parameter the route cannot do without is described as required; `format` lists exactly what it takes", async () => {
+    const { url } = await playback("doc-query");
+    const parameters = document.paths["/api/v1/audio"].get.parameters as Json[];
+    const parameter = (name: string) => parameters.find((p) => p.in === "query" && p.name === name)!;
+    for (const name of ["url", "exp", "sig"]) {
+      const answer = await svc.get(withQuery(url, (q) => q.delete(name)), { token: null });
+      expect(answer.status, `without ${name}`).toBe(name === "url" ? 400 : 403);
+      expectDescribed("GET", "/api/v1/audio", answer);
+      expect(parameter(name).required, name).toBe(true);
+    }
+    expect(parameter("format").required).toBe(false);
+    expect((await svc.get(withQuery(url, () => {}), { token: null })).status).toBe(200);
+    for (const format of ["mp3", "wav", "MP3", ""]) {
+      const answer = await svc.get(withQuery(url, (q) => q.set("format", format)), { token: null });
+      expectDescribed("GET", "/api/v1/audio", answer);
+      expect(parameter("format").schema.enum.includes(format), `format=${format}`).toBe(answer.status !== 400);
     }
   });
 });

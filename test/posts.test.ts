@@ -438,8 +438,10 @@ describe.each(serviceMatrix)("posts over $name", ({ driver, sql }) => {
       expect(page.status).toBe(200);
       expect(page.headers["content-type"]).toMatch(/text\/html/);
       const src = page.body.toString().match(/<script src="([^"]+)"/)?.[1];
-      expect(src).toBe("/api/reference/standalone.js");
-      const script = await svc.get(src!, { token: null });
+      // Relative to the page, so it also loads behind a path prefix (test/reference-page.test.ts).
+      const scriptPath = new URL(src!, `${svc.baseUrl}/api/reference`).pathname;
+      expect(scriptPath).toBe("/api/reference/standalone.js");
+      const script = await svc.get(scriptPath, { token: null });
       expect(script.status).toBe(200);
       expect(script.body.length).toBeGreaterThan(100_000);
     });

@@ -1,3 +1,5 @@
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Chromium, launchChromium } from "./support/chromium";
 import { backends } from "./support/databases";
@@ -58,6 +60,42 @@ describe("the reference page in a browser", () => {
     const text = await sidebar.innerText();
     for (const title of ["List posts", "Get a post", "Request enrichment", "Upload audio", "Play audio", "Health"]) expect(text).toContain(title);
     expect(text).not.toContain("`");
+    await page.close();
+  });
+
+  it("behind a proxy that serves the service under a path prefix, the page loads its script relative to itself and renders", async () => {
+    // A reverse proxy that serves the service under /svc/ and strips the prefix on the way in, as a gateway stage does.
+    const proxy: Server = createServer((req, res) => {
+      if (!req.url!.startsWith("/svc/")) return res.writeHead(404).end("outside the prefix");
+      const upstream = request(`${svc.baseUrl}${req.url!.slice("/svc".length)}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const page = await browser.context.newPage();
+    try {
+      const outside: string[] = [];
+      page.on("request", (r) => !new URL(r.url()).pathname.startsWith("/svc/") && r.url().startsWith("http") && outside.push(r.url()));
+      await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/svc/api/reference`);
+      expect(outside, "requests that leave the prefix").toEqual([]);
+      await expect.poll(() => page.getByText("Create a post", { exact: true }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+      expect(outside).toEqual([]);
+    } finally {
+      await page.close();
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it("the page's Scalar options draw no deprecation warning", async () => {
+    const page = await browser.context.newPage();
+    const warnings: string[] = [];
+    page.on("console", (message) => /deprecat/i.test(message.text()) && warnings.push(message.text()));
+    await page.goto(pageUrl);
+    await expect.poll(() => page.getByText("Create a post", { exact: true }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(warnings).toEqual([]);
     await page.close();
   });
 });

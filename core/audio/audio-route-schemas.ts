@@ -17,9 +17,16 @@ export const createUploadResponseSchema = z.object({
 
 export const uploadIdParamsSchema = z.strictObject({ uploadId: z.string() });
 
+/**
+ * GET /api/v1/audio. The route answers a request without `url` (400), `exp` or `sig` (403, checked first so an unsigned
+ * caller learns nothing) and with another `format` (400) itself, so zod takes any of them. `x-required` tells the
+ * OpenAPI generator to list a parameter as required all the same; the route lists the formats it serves.
+ */
+const requiredInDescription = { "x-required": true } as const;
+
 export const playbackQuerySchema = z.strictObject({
-  url: z.string().optional(),
-  exp: z.string().optional(),
-  sig: z.string().optional(),
+  url: z.string().optional().meta(requiredInDescription),
+  exp: z.string().optional().meta(requiredInDescription),
+  sig: z.string().optional().meta(requiredInDescription),
   format: z.string().optional(),
 });

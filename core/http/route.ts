@@ -73,6 +73,8 @@ export interface RouteDef {
   otherResponses?: Readonly<Record<number, string>>;
   /** Error codes this route can answer besides the ones its policy implies, for the description. */
   errors?: ErrorCode[];
+  /** Never answers 500 (/health), so the description lists none. */
+  neverFails?: boolean;
   /** What a caller must know beyond the summary (Markdown), for the description. */
   description?: string;
   /** Working calls, shown by the reference page (`x-codeSamples`); a test runs each one. */

@@ -77,7 +77,7 @@ const sorted = (named: Record<string, Json>): Record<string, Json> =>
 
 /** Error codes every route of a policy can answer, besides the route's own. */
 const policyErrors = (route: RouteDef): ErrorCode[] => {
-  const codes: ErrorCode[] = ["INTERNAL"];
+  const codes: ErrorCode[] = route.neverFails ? [] : ["INTERNAL"];
   const policy = authPolicies[route.auth];
   if (policy.credential === "service-token") codes.push("UNAUTHORIZED", "TENANT_UNAVAILABLE", "SERVICE_UNAVAILABLE");
   // A viewer-optional read refuses an actor's DID sent without the actor it belongs to.
@@ -119,8 +119,9 @@ const operation = (route: RouteDef, named: Record<string, Json>): Json => {
   for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
     if (!schema) continue;
     const json = schemaOf(schema, "input", named) as { properties?: Record<string, Json>; required?: string[] };
-    for (const [name, s] of Object.entries(json.properties ?? {})) {
-      const required = where === "path" || (json.required ?? []).includes(name);
+    for (const [name, { "x-required": described, ...s }] of Object.entries(json.properties ?? {})) {
+      // `x-required`: the route checks the parameter itself, for its own answer, so zod takes it as optional.
+      const required = where === "path" || (json.required ?? []).includes(name) || described === true;
       parameters.push({ name, in: where, required, schema: s, ...(example.parameters?.[name] === undefined ? {} : { example: example.parameters[name] }) });
     }
   }

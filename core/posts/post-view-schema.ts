@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { loudnessSchema } from "../records/loudness";
-import { postRecordSchema } from "../records/post-schema";
+import { languageTag, postRecordSchema } from "../records/post-schema";
 import { stageOrder, type Stage } from "../records/stages";
 
 export const viewerStateSchema = z.object({
@@ -11,7 +11,8 @@ export const viewerStateSchema = z.object({
 
 const span = { startMs: z.number().int().min(0), endMs: z.number().int().min(0) };
 
-// As the dev.svc.audio.transcript lexicon has them (its `#word`, `#event` and `#segment`).
+// As the dev.svc.audio.transcript lexicon has them (its `#word`, `#event` and `#segment`); test/openapi-lexicons.test.ts
+// holds every view schema to its lexicon def.
 const transcriptWordSchema = z
   .object({
     text: z.string().describe("The word, with the punctuation written after it."),
@@ -28,7 +29,7 @@ export const transcriptSegmentSchema = z
   .object({
     ...span,
     text: z.string(),
-    speaker: z.string().optional().describe("Who speaks, where the provider diarizes: speaker_0, speaker_1, ... in order of first appearance."),
+    speaker: z.string().max(64).optional().describe("Who speaks, where the provider diarizes: speaker_0, speaker_1, ... in order of first appearance."),
     words: z
       .array(transcriptWordSchema)
       .optional()
@@ -42,27 +43,28 @@ export const transcriptSegmentSchema = z
 
 export const transcriptViewSchema = z.object({
   text: z.string(),
-  lang: z.string().optional().describe("The detected language as a BCP-47 tag, where the provider detects it."),
+  lang: languageTag.optional().describe("The detected language as a BCP-47 tag, where the provider detects it."),
   segments: z.array(transcriptSegmentSchema).optional(),
 }).meta({ id: "Transcript", description: "Lifted from the post's dev.svc.audio.transcript record at read time." });
 
+// zod writes a numeric literal as `type: "number"`; the lexicon's are integers, so `.meta` says so.
 export const waveformSchema = z.object({
-  version: z.literal(2),
-  channels: z.number().int(),
-  sample_rate: z.number().int(),
-  samples_per_pixel: z.number().int(),
-  bits: z.union([z.literal(8), z.literal(16)]),
-  length: z.number().int(),
-  data: z.array(z.number().int()),
+  version: z.literal(2).meta({ type: "integer" }),
+  channels: z.number().int().min(1),
+  sample_rate: z.number().int().min(1),
+  samples_per_pixel: z.number().int().min(1),
+  bits: z.literal([8, 16]).meta({ type: "integer" }),
+  length: z.number().int().min(0),
+  data: z.array(z.number().int().min(-32768).max(32767)),
 }).meta({ id: "Waveform", description: "BBC audiowaveform JSON v2: min and max pairs per pixel." });
 
 export const audioEmbedViewSchema = z.object({
   $type: z.literal("dev.svc.embed.audio#view"),
   /** Signed, short-lived playback address back at this service. */
   url: z.url(),
-  mimeType: z.string(),
-  size: z.number().int(),
-  durationMs: z.number().int().optional(),
+  mimeType: z.string().max(128),
+  size: z.number().int().min(0),
+  durationMs: z.number().int().min(0).optional(),
   transcript: transcriptViewSchema.optional(),
   waveform: waveformSchema.optional(),
   loudness: loudnessSchema.optional(),

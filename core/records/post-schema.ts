@@ -21,22 +21,32 @@ function isCidString(value: string): boolean {
   }
 }
 
-/** "N characters" means N grapheme clusters, with the lexicon's byte cap of ten bytes per character. */
+/**
+ * "N characters" means N grapheme clusters, with the lexicon's byte cap of ten bytes per character. Refinements do
+ * not reach the JSON Schema, so `.meta` states both limits as the lexicon does: `x-maxGraphemes`, and `maxLength`
+ * (at most 10N UTF-8 bytes is at most 10N code points, so it refuses nothing the refinements take).
+ */
 const charLimitedString = (maxChars: number) =>
   z
     .string()
     .refine((s) => graphemeLength(s) <= maxChars, `must be at most ${maxChars} characters`)
     .refine((s) => utf8Length(s) <= maxChars * 10, `must be at most ${maxChars * 10} bytes of UTF-8`)
-    .meta({ description: `At most ${maxChars} characters (grapheme clusters) and ${maxChars * 10} UTF-8 bytes.` });
+    .meta({
+      description: `At most ${maxChars} characters (grapheme clusters) and ${maxChars * 10} UTF-8 bytes.`,
+      maxLength: maxChars * 10,
+      "x-maxGraphemes": maxChars,
+    });
 
-const cidString = z.string().max(128).refine(isCidString, "must be a CID");
+// The lexicon formats, which refinements cannot carry into the JSON Schema.
+const cidString = z.string().max(128).refine(isCidString, "must be a CID").meta({ format: "cid" });
 
-const languageTag = z.string().max(35).refine(isValidLanguage, "must be a BCP-47 language tag");
+export const languageTag = z.string().max(35).refine(isValidLanguage, "must be a BCP-47 language tag").meta({ format: "language" });
 
 const createdAtString = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, "must be ISO 8601 UTC with milliseconds")
-  .refine((s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s, "must be a real date and time");
+  .refine((s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s, "must be a real date and time")
+  .meta({ format: "date-time" });
 
 export const blobRefSchema = z.strictObject({
   $type: z.literal("blob"),
@@ -46,7 +56,7 @@ export const blobRefSchema = z.strictObject({
 }).meta({ id: "BlobRef", description: "A blob reference as upload returns it; place it verbatim in `embed.audio`." });
 
 export const strongRefSchema = z.strictObject({
-  uri: z.string().max(512).refine((s) => isAtUriString(s), "must be an at:// URI"),
+  uri: z.string().max(512).refine((s) => isAtUriString(s), "must be an at:// URI").meta({ format: "at-uri" }),
   cid: cidString,
 }).meta({ id: "StrongRef" });
 

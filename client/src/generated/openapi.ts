@@ -272,6 +272,7 @@ export interface components {
             /** @constant */
             $type: "blob";
             ref: {
+                /** Format: cid */
                 $link: string;
             };
             /** @enum {string} */
@@ -302,6 +303,7 @@ export interface components {
             $type: "dev.svc.audio.post";
             /** @description At most 3000 characters (grapheme clusters) and 30000 UTF-8 bytes. */
             text: string;
+            /** Format: date-time */
             createdAt: string;
             embed?: {
                 /** @constant */
@@ -356,13 +358,18 @@ export interface components {
             reason?: "no_provider" | "provider_misconfigured" | "dispatch_off" | "provider_error" | "timeout" | "dead_letter";
         };
         StrongRef: {
+            /** Format: at-uri */
             uri: string;
+            /** Format: cid */
             cid: string;
         };
         /** @description Lifted from the post's dev.svc.audio.transcript record at read time. */
         Transcript: {
             text: string;
-            /** @description The detected language as a BCP-47 tag, where the provider detects it. */
+            /**
+             * Format: language
+             * @description The detected language as a BCP-47 tag, where the provider detects it.
+             */
             lang?: string;
             segments?: components["schemas"]["TranscriptSegment"][];
         };
@@ -407,6 +414,7 @@ export interface components {
             channels: number;
             sample_rate: number;
             samples_per_pixel: number;
+            /** @enum {integer} */
             bits: 8 | 16;
             length: number;
             data: number[];
@@ -1920,14 +1928,14 @@ export interface operations {
     };
     getAudio: {
         parameters: {
-            query?: {
+            query: {
                 /** @example blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne */
-                url?: string;
+                url: string;
                 /** @example 1795721400 */
-                exp?: string;
+                exp: string;
                 /** @example CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0 */
-                sig?: string;
-                format?: string;
+                sig: string;
+                format?: "mp3";
             };
             header?: {
                 /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
@@ -2015,6 +2023,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Range not satisfiable: the Range starts past the end (file store); `Content-Range: bytes *\/<size>`, no body */
+            416: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description RATE_LIMITED */
             429: {
@@ -2057,14 +2075,14 @@ export interface operations {
     };
     getAudioHead: {
         parameters: {
-            query?: {
+            query: {
                 /** @example blobs/demo/bafkreib2nmkpoxebzux3d6nw6ukhqx5s7wlfn2fm2qftfznvlengfj7zne */
-                url?: string;
+                url: string;
                 /** @example 1795721400 */
-                exp?: string;
+                exp: string;
                 /** @example CX_u8jWk6JkFohRUK19PluWT7SrHk7pWNk0XlLmzuf0 */
-                sig?: string;
-                format?: string;
+                sig: string;
+                format?: "mp3";
             };
             header?: {
                 /** @description A UUID to trace the request by, echoed back; anything else is replaced with a fresh UUID v4. */
@@ -2152,6 +2170,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Range not satisfiable: the Range starts past the end (file store); `Content-Range: bytes *\/<size>`, no body */
+            416: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description RATE_LIMITED */
             429: {
@@ -2240,16 +2268,6 @@ export interface operations {
                             blobs: "empty" | "present" | "unavailable";
                         };
                     };
-                };
-            };
-            /** @description INTERNAL */
-            500: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2395,6 +2413,8 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1PostsGetParametersQueryKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/posts"]["get"]["parameters"]["query"]["kind"]> = ["prompt", "reply"];
+export const pathsApiV1AudioGetParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audio"]["get"]["parameters"]["query"]["format"]> = ["mp3"];
+export const pathsApiV1AudioHeadParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audio"]["head"]["parameters"]["query"]["format"]> = ["mp3"];
 export const pathsHealthGetResponses200ContentApplicationJsonDataBackendValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health"]["get"]["responses"]["200"]["content"]["application/json"]["data"]["backend"]> = ["pglite", "postgres", "rds-data"];
 export const pathsHealthGetResponses200ContentApplicationJsonDataRecordsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health"]["get"]["responses"]["200"]["content"]["application/json"]["data"]["records"]> = ["empty", "present", "unavailable"];
 export const pathsHealthGetResponses200ContentApplicationJsonDataBlobsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health"]["get"]["responses"]["200"]["content"]["application/json"]["data"]["blobs"]> = ["empty", "present", "unavailable"];
@@ -2405,5 +2425,6 @@ export const stageSettleEventStatusValues: ReadonlyArray<FlattenedDeepRequired<c
 export const stageStateStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageState"]["status"]> = ["pending", "ready", "failed", "skipped"];
 export const stageStateReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StageState"]["reason"]> = ["no_provider", "provider_misconfigured", "dispatch_off", "provider_error", "timeout", "dead_letter"];
 export const viewerReplyDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Viewer"]["replyDisabledReason"]> = ["unauthenticated", "not_a_participant"];
+export const waveformBitsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Waveform"]["bits"]> = [8, 16];
 export const errorErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["error"]["code"]> = ["VALIDATION_ERROR", "UNSUPPORTED_MEDIA_TYPE", "FILE_TOO_LARGE", "UNAUTHORIZED", "ACTING_ACTOR_REQUIRED", "FORBIDDEN", "NOT_A_PARTICIPANT", "NOT_FOUND", "IDEMPOTENCY_IN_PROGRESS", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL", "SERVICE_UNAVAILABLE", "TENANT_UNAVAILABLE"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];
