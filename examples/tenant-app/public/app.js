@@ -83,12 +83,20 @@ $("record").addEventListener("click", async () => {
 });
 $("file").addEventListener("change", () => $("file").files[0] && choose($("file").files[0]));
 
+/**
+ * The type to upload as. A picked file's type is the browser's guess from its extension: Chromium says video/webm
+ * and video/mp4 for .webm and .mp4 files that hold only audio. The service reads the bytes anyway (and refuses
+ * video), so those go as the audio types, without parameters.
+ */
+const pickedAsVideo = { "video/webm": "audio/webm", "video/mp4": "audio/mp4" };
+const audioTypeOf = (blob) => pickedAsVideo[blob.type.split(";")[0]] ?? (blob.type || "application/octet-stream");
+
 const choose = (blob) => {
   audio = blob;
   $("preview").src = URL.createObjectURL(blob);
   $("preview").hidden = false;
   $("post").disabled = false;
-  say(`${(blob.size / 1024).toFixed(0)} KiB of ${blob.type || "audio"}`);
+  say(`${(blob.size / 1024).toFixed(0)} KiB of ${audioTypeOf(blob)}`);
 };
 
 const startReply = (post) => {
@@ -111,7 +119,7 @@ $("post").addEventListener("click", async () => {
   $("post").disabled = true;
   try {
     say("Uploading…");
-    const { blob } = await api("/api/audio", { method: "POST", headers: { "content-type": audio.type || "application/octet-stream" }, body: audio });
+    const { blob } = await api("/api/audio", { method: "POST", headers: { "content-type": audioTypeOf(audio) }, body: audio });
     say("Posting…");
     await api("/api/posts", json("POST", { text: $("text").value, audio: blob, replyTo: replyTo && postIdOf(replyTo) }));
   } catch (error) {
@@ -178,6 +186,7 @@ const card = (post) => {
 
 const render = (entry, post) => {
   const id = postIdOf(post);
+  entry.post = post;
   entry.stages.replaceChildren(
     ...Object.entries(post.processing ?? {}).map(([stage, state]) =>
       h("span", { class: "stage", "data-stage": stage, "data-status": state.status, "data-live": heard.get(`${id}:${stage}`)?.status === state.status, title: state.reason ?? "" }, `${stage}: ${state.status}`),
@@ -203,8 +212,19 @@ const refreshSoon = (id) => {
 };
 
 // Live stage status: the BFF relays the service's verified webhooks; the page reconciles from GET.
+const pending = (post) => Object.values(post.processing ?? {}).some((state) => state.status === "pending");
 const listen = () => {
   const events = new EventSource("/api/events");
+  // A settle sent while no stream was open (a cut connection, a BFF restart, or before the first open) never
+  // reaches the page, and the BFF keeps none: each open reads again the shown posts still pending.
+  events.addEventListener("open", () => {
+    for (const [id, entry] of cards) if (pending(entry.post)) refreshSoon(id);
+  });
+  // EventSource reconnects by itself after a cut, but gives up on an answer that is no stream (a proxy's 502 while
+  // the BFF restarts): then a new one, a few seconds on.
+  events.addEventListener("error", () => {
+    if (events.readyState === EventSource.CLOSED) setTimeout(listen, transientRetrySeconds * 1000);
+  });
   events.addEventListener("settle", (message) => {
     const settle = JSON.parse(message.data);
     const key = `${settle.postId}:${settle.stage}`;

@@ -22,6 +22,27 @@ const swapSource = (audio, url) => {
   if (at > 0) audio.addEventListener("loadedmetadata", () => (audio.currentTime = at), { once: true });
 };
 
+/** Under a minute left, or none: bytes asked for with it may come too late. */
+const expiring = (url) => expiresAtMs(url) - Date.now() < 60_000;
+
+/**
+ * A play or a seek on a URL about to expire swaps it at once for a fresh one, at the same position. Waiting for
+ * `error` would take about 30 s: an expired URL answers 403, Chromium blocks that answer for a cross-origin <audio>
+ * (ORB) as if the network had failed, and the element retries before it gives up.
+ */
+const renew = async (player) => {
+  const { audio } = player;
+  if (!player.reread || player.renewing || !expiring(audio.src)) return;
+  player.renewing = true;
+  const post = await player.reread().catch(() => null);
+  player.renewing = false;
+  // A URL no fresher (the page's clock far ahead of the service's) is left to the error path.
+  if (!post?.embed?.url || expiring(post.embed.url)) return;
+  const resume = !audio.paused;
+  swapSource(audio, post.embed.url);
+  if (resume) audio.play().catch(() => undefined);
+};
+
 /**
  * A page left open past its URL's hour plays nothing: a failed load re-reads the post for a freshly signed URL, once
  * per URL, so a source that fails for another reason is not fetched again and again.
@@ -44,14 +65,17 @@ const recover = async (player) => {
 export const mountPlayer = (box, postId, embed, reread) => {
   const audio = h("audio", { controls: true, preload: "metadata", src: embed.url });
   const play = h("button", { type: "button", class: "play", "aria-label": "Play" }, "▶");
-  play.addEventListener("click", () => (audio.paused ? audio.play() : audio.pause()));
+  // play() rejects when a new source interrupts it (renew, recover), which resume playing themselves.
+  play.addEventListener("click", () => (audio.paused ? audio.play().catch(() => undefined) : audio.pause()));
   audio.addEventListener("play", () => (play.textContent = "❚❚"));
   audio.addEventListener("pause", () => (play.textContent = "▶"));
   const wave = h("div", { class: "waveform" });
   const transcript = h("p", { class: "transcript" });
   box.replaceChildren(h("div", { class: "row" }, play, h("span", { class: "duration" }, embed.durationMs ? `${(embed.durationMs / 1000).toFixed(1)} s` : "")), wave, audio, transcript);
-  const player = { postId, audio, wave, transcript, surfer: null, segments: [], reread, recovered: null };
+  const player = { postId, audio, wave, transcript, surfer: null, segments: [], reread, recovered: null, renewing: false };
   audio.addEventListener("timeupdate", () => highlight(player));
+  audio.addEventListener("play", () => renew(player));
+  audio.addEventListener("seeking", () => renew(player));
   audio.addEventListener("error", () => recover(player));
   // Whether the listener asked to play: a play that failed on an expired URL resumes on the fresh one.
   audio.addEventListener("play", () => (player.wanted = true));

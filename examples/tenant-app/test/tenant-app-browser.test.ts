@@ -13,6 +13,7 @@ import { createLogger } from "../../../core/observability/logger";
 import { parseRenditionConfig } from "../../../core/rendition/rendition-config";
 import { startRendition, type RunningRendition } from "../../../core/rendition/rendition-node-root";
 import { backends } from "../../../test/support/databases";
+import { startTcpProxy } from "../../../test/support/tcp-proxy";
 import { makeClip } from "../../../test/support/rendition-fixtures";
 import { startTestService, type TestService } from "../../../test/support/test-service";
 import { startTenantApp } from "../tenant-app";
@@ -42,7 +43,7 @@ describe("the reference tenant app in headless Chromium", () => {
   let svc: TestService;
   let app: Awaited<ReturnType<typeof startTenantApp>>;
   let browser: Browser;
-  /** The service's clock, moved on by the last step to see a page outlive its playback URLs. */
+  /** The service's clock, moved on by the later steps to see a page outlive its playback URLs. */
   let serviceClockMs = 0;
 
   beforeAll(async () => {
@@ -252,6 +253,13 @@ describe("the reference tenant app in headless Chromium", () => {
     await page.waitForFunction(() => (document.querySelector('article[data-author="alice"] audio') as HTMLAudioElement).currentTime > 0.2);
   });
 
+  /** A settle webhook to the app, as the service sends one. */
+  const deliverSettle = async (postId: string, stage: string) => {
+    const body = JSON.stringify({ postId, originAppId: "alpha", stage, status: "ready", occurredAt: new Date().toISOString() });
+    const sent = await fetch(`${app.url}/webhooks`, { method: "POST", headers: webhookHeaders(webhookSecret, randomUUID(), Math.floor(Date.now() / 1000), body), body });
+    expect(sent.status).toBeLessThan(300);
+  };
+
   it("a settle heard while the feed is being read is not lost: the card the stale feed draws reads its post again", async () => {
     const page = await (await browser.newContext()).newPage();
     let release = () => {};
@@ -274,9 +282,7 @@ describe("the reference tenant app in headless Chromium", () => {
     await eventsOpen;
     await expect.poll(() => postId).not.toBe("");
     await new Promise((resolve) => setTimeout(resolve, 500)); // the stream is registered with the app
-    const body = JSON.stringify({ postId, originAppId: "alpha", stage: "waveform", status: "ready", occurredAt: new Date().toISOString() });
-    const sent = await fetch(`${app.url}/webhooks`, { method: "POST", headers: webhookHeaders(webhookSecret, randomUUID(), Math.floor(Date.now() / 1000), body), body });
-    expect(sent.status).toBeLessThan(300);
+    await deliverSettle(postId, "waveform");
     await new Promise((resolve) => setTimeout(resolve, 300)); // the page has heard it
     release();
     await page.waitForFunction(
@@ -285,6 +291,104 @@ describe("the reference tenant app in headless Chromium", () => {
       { timeout: 10_000 },
     );
   });
+
+  /** Posts the file picked through the page's file input, and answers the new post's id. */
+  const pickAndPost = async (page: Page, file: string) => {
+    await page.locator("#file").setInputFiles(file);
+    const created = page.waitForResponse((r) => r.url() === `${app.url}/api/posts` && r.request().method() === "POST");
+    await page.click("#post");
+    await page.waitForFunction(() => /^(Posted\.|Not posted)/.test(document.getElementById("status")!.textContent ?? ""));
+    expect(await page.locator("#status").textContent()).toBe("Posted.");
+    return ((await (await created).json()) as { postId: string }).postId;
+  };
+
+  it("an audio-only .webm picked through the file input, which Chromium types video/webm, is posted as audio/webm", async () => {
+    const file = path.join(dir, "voice-note.webm");
+    await writeFile(file, await makeClip("audio/webm", { lead: 0.2, tone: 1, tail: 0.2 }));
+    const postId = await pickAndPost(carol, file);
+    await carol.waitForSelector(`article[data-post="${postId}"]`);
+  });
+
+  it("a play or seek on a URL with under a minute left reads the post for a fresh one first, so playback goes on at once", async () => {
+    // Long enough that a seek near the end asks for bytes the element has not buffered (it preloads a few seconds).
+    const file = path.join(dir, "long-note.wav");
+    await writeFile(file, await makeClip("audio/wav", { lead: 0.2, tone: 12, tail: 0.2 }));
+    const postId = await pickAndPost(carol, file);
+    const card = carol.locator(`article[data-post="${postId}"]`);
+    await carol.waitForFunction(
+      ([id, stages]) => {
+        const chips = [...document.querySelectorAll(`article[data-post="${id}"] .stage`)] as HTMLElement[];
+        const audio = document.querySelector(`article[data-post="${id}"] audio`) as HTMLAudioElement;
+        return chips.length === stages.length && chips.every((chip) => chip.dataset.status === "ready" && chip.hasAttribute("data-live")) && audio.readyState >= 1;
+      },
+      [postId, stageNames] as const,
+      { timeout: 60_000 },
+    );
+    const audioOf = (id: string) => {
+      const audio = document.querySelector(`article[data-post="${id}"] audio`) as HTMLAudioElement;
+      return { src: audio.src, currentTime: audio.currentTime, duration: audio.duration };
+    };
+    const before = await carol.evaluate(audioOf, postId);
+    // The page's clock and the service's, an hour and a half on: the URL the page holds has expired. It answers 403,
+    // which Chromium blocks for a cross-origin <audio> (ORB), and the element retries for about 30 s before `error`.
+    serviceClockMs += 90 * 60_000;
+    await carol.clock.setSystemTime(Date.now() + serviceClockMs);
+    const wave = (await card.locator(".waveform").boundingBox())!;
+    await carol.mouse.click(wave.x + wave.width * 0.85, wave.y + wave.height / 2);
+    await card.locator("button.play").click();
+    await carol.waitForFunction(
+      ([id, at]) => (document.querySelector(`article[data-post="${id}"] audio`) as HTMLAudioElement).currentTime > at,
+      [postId, 0.85 * before.duration + 0.3] as const,
+      { timeout: 5_000 },
+    );
+    expect((await carol.evaluate(audioOf, postId)).src).not.toBe(before.src);
+    await card.locator("button.play").click();
+    await carol.screenshot({ path: path.join(screenshots, "6-carol-fresh-url.png"), fullPage: true });
+  }, 90_000);
+
+  it("stage chips whose settles were sent while the event stream was down catch up when it reconnects, without a reload", async () => {
+    // Frank's page reaches the app through a proxy whose connections can be cut.
+    const proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(app.url).port) });
+    const viaProxy = `http://127.0.0.1:${proxy.port}`;
+    try {
+      const page = await (await browser.newContext()).newPage();
+      const eventsOpen = page.waitForResponse(`${viaProxy}/api/events`);
+      // The feed shows alice's prompt still processing, as a page that read it before its stages settled. It is drawn
+      // once the stream is open, so that only a later opening can bring the page up to date.
+      let postId = "";
+      await page.route(`${viaProxy}/api/feed`, async (route) => {
+        const response = await route.fetch();
+        const feed = (await response.json()) as { threads: { post: { uri: string; authorId: string; processing: Record<string, { status: string }> } }[] };
+        const { post } = feed.threads.find((t) => t.post.authorId === "alice")!;
+        postId = post.uri.split("/").pop()!;
+        for (const state of Object.values(post.processing)) state.status = "pending";
+        await eventsOpen;
+        await route.fulfill({ response, json: feed });
+      });
+      await page.goto(viaProxy);
+      await page.fill("#name", "frank");
+      await page.click("#sign-in button");
+      await page.waitForSelector('article[data-author="alice"] .stage[data-status="pending"]');
+      // The stream is cut and a settle goes out meanwhile: the app has no stream to push it on. EventSource
+      // reconnects on its own, that reconnection is answered with a proxy's error page, and EventSource gives up.
+      await proxy.refuse();
+      await deliverSettle(postId, "waveform");
+      await page.route(`${viaProxy}/api/events`, (route) => route.fulfill({ status: 502, contentType: "text/html", body: "<html><body>Bad Gateway</body></html>" }), { times: 1 });
+      await proxy.heal();
+      await page.waitForFunction(
+        (id) => {
+          const chips = [...document.querySelectorAll(`article[data-post="${id}"] .stage`)] as HTMLElement[];
+          return chips.length > 0 && chips.every((chip) => chip.dataset.status === "ready");
+        },
+        postId,
+        { timeout: 15_000 },
+      );
+      await page.screenshot({ path: path.join(screenshots, "7-frank-reconnected.png"), fullPage: true });
+      await page.context().close();
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
 
   it("the browser never holds the service token: it calls the service only to play signed playback URLs", async () => {
     expect(serviceCalls.length).toBeGreaterThan(0);
