@@ -4,6 +4,7 @@ import { CID } from "multiformats/cid";
 import { sha256 } from "multiformats/hashes/sha2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isValidTid } from "@atproto/syntax";
+import { tidTime } from "../core/records/tid";
 import { createPost, replyTo } from "./support/post-bodies";
 import { serviceMatrix } from "./support/service-matrix";
 import { startTestService, type TestService } from "./support/test-service";
@@ -120,6 +121,16 @@ describe.each(serviceMatrix)("posts over $name", ({ driver, sql }) => {
       expect(post.record.$type).toBe("dev.svc.audio.post");
       expect(post.record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(Date.parse(post.record.createdAt as string)).toBeGreaterThanOrEqual(before - 1000);
+    });
+
+    it("createdAt is the instant the post's key stands for, so lists in key order are in createdAt order, even for replies created at once", async () => {
+      const prompt = await createPost(svc, "c-order", { text: "many replies" });
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => createPost(svc, `c-order-${i}`, replyTo(prompt))));
+      for (const reply of replies) expect(reply.record.createdAt).toBe(tidTime(reply.uri.split("/").at(-1)!).toISOString());
+      const listed = (await svc.get(`/api/v1/posts/${prompt.uri.split("/").at(-1)}/replies?limit=50`)).json.data.items as { record: { createdAt: string } }[];
+      const times = listed.map((item) => item.record.createdAt);
+      expect(times).toHaveLength(20);
+      expect(times).toEqual([...times].sort());
     });
 
     it("uri is at://<tenant app DID>/dev.svc.audio.post/<postId>", async () => {

@@ -3,7 +3,7 @@ import type { IdempotencyClaim } from "../idempotency/claim";
 import { parsePostUri } from "../records/at-uri";
 import { buildPostRecord, type CreatePostBody } from "../records/post-schema";
 import { recordCid } from "../records/record-cid";
-import { nextTid } from "../records/tid";
+import { nextTid, tidTime } from "../records/tid";
 import type { Sql } from "../sql/port";
 import type { Enrichment } from "../processing/enrichment";
 import type { Logger } from "../observability/logger";
@@ -59,11 +59,13 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     }
   }
   const decisions = input.enrichment.plan(appId, requestedStages(body.processing), input.log);
-  const record = buildPostRecord(body, input.now);
-  const cid = recordCid(record);
   // TIDs carry a random clock id, so a collision is rare; a taken key just draws another.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const rkey = nextTid();
+    // The key and createdAt are one clock reading, so lists ordered by key are ordered by createdAt too: a key
+    // minted after the request's other awaits would let a reply created earlier sort after one created later.
+    const rkey = nextTid(input.now.getTime());
+    const record = buildPostRecord(body, tidTime(rkey));
+    const cid = recordCid(record);
     const answer = { postId: rkey };
     const inserted = await insertPost(
       sql,

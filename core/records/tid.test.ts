@@ -1,6 +1,6 @@
 import { ensureValidRecordKey, ensureValidTid, isValidTid } from "@atproto/syntax";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isTid, nextTid } from "./tid";
+import { isTid, nextTid, tidTime } from "./tid";
 
 const alphabet = "234567abcdefghijklmnopqrstuvwxyz";
 const decode = (s: string) => [...s].reduce((n, c) => n * 32 + alphabet.indexOf(c), 0);
@@ -36,6 +36,16 @@ describe("nextTid", () => {
     vi.setSystemTime(Date.now() - 5_000);
     const c = nextTid();
     expect(b > a && c > b).toBe(true);
+  });
+
+  it("a TID minted at a time stands for that time (tidTime, to the millisecond), or just after the last TID when that is later", async () => {
+    const nextTid = await freshNextTid();
+    const at = Date.parse("2030-01-02T03:04:05.678Z");
+    const first = nextTid(at);
+    expect(tidTime(first).toISOString()).toBe("2030-01-02T03:04:05.678Z");
+    const earlier = nextTid(at - 60_000);
+    expect(earlier > first).toBe(true);
+    expect(tidTime(earlier).getTime()).toBe(at);
   });
 
   it("a TID carries the current time in microseconds and a 10-bit clock id", async () => {

@@ -13,11 +13,20 @@ function s32(value: number, width: number): string {
   return out.padStart(width, "2");
 }
 
-/** A record key TID: 53-bit microsecond timestamp plus clock id, base32-sortable, strictly increasing in this process. */
-export function nextTid(): string {
-  // Date.now() has millisecond resolution (and may step back), so the counter moves past the last value instead.
-  lastMicros = Math.max(Date.now() * 1000, lastMicros + 1);
+/**
+ * A record key TID: 53-bit microsecond timestamp (of `at`, in ms, or just after the last TID) plus clock id,
+ * base32-sortable, strictly increasing in this process.
+ */
+export function nextTid(at = Date.now()): string {
+  // Milliseconds (which may step back) become a counter that moves past the last value instead.
+  lastMicros = Math.max(at * 1000, lastMicros + 1);
   return s32(lastMicros, 11) + s32(clockId, 2);
+}
+
+/** The instant a TID stands for, to the millisecond. */
+export function tidTime(tid: string): Date {
+  const micros = [...tid.slice(0, 11)].reduce((n, c) => n * 32 + alphabet.indexOf(c), 0);
+  return new Date(Math.floor(micros / 1000));
 }
 
 /** Whether `value` is a syntactically valid TID (for path parameters such as postId). */
