@@ -118,6 +118,18 @@ describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name",
       expect(res.json.error.code).toBe("VALIDATION_ERROR");
     },
   );
+
+  it.each([["mykey\u00a0", "NBSP"], ["\ufeffmykey", "BOM"], ["mykey\u2028", "line separator"], ["\u3000mykey", "ideographic space"]])(
+    "only space and tab are trimmed from an Idempotency-Key: Unicode whitespace around it is a 400, not the key inside's replay (%j: %s)",
+    async (key) => {
+      expect((await create("i-ws", "mykey", { text: "ws" })).status).toBe(201);
+      // Over HTTP the header travels as its UTF-8 bytes (which fetch takes as latin1); in an event, as text.
+      const sent = driver === "node" ? Buffer.from(key, "utf8").toString("latin1") : key;
+      const res = await create("i-ws", sent, { text: "ws" });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("VALIDATION_ERROR");
+    },
+  );
 });
 
 describe("a create answered 503 at its request deadline while its write still runs", () => {

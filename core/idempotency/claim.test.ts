@@ -8,6 +8,7 @@ import {
   claimIdempotencyKey,
   completeIdempotencyClause,
   completeIdempotencyKey,
+  heldIdempotencyClause,
   releaseIdempotencyKey,
   type HeldKey,
   type IdempotencyOptions,
@@ -213,6 +214,32 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("idempotency claims shared by pr
       );
       expect(outcomes.filter((o) => o.kind === "claimed")).toHaveLength(1);
       expect(outcomes.filter((o) => o.kind === "in-progress")).toHaveLength(49);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await db.close();
+    }
+  });
+
+  it("a write fenced by the held clause holds off a takeover until it commits: its post and answer land, never beside another's", async () => {
+    const postgres = backends.find((b) => b.name === "postgres")!;
+    const db = await migratedDatabase(postgres);
+    const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
+    try {
+      const scope = newScope();
+      const outcome = await claimIdempotencyKey(a, scope, "fp1", at(), { leaseMs: 500 });
+      if (outcome.kind !== "claimed") throw new Error(`expected a claim, got ${outcome.kind}`);
+      let takeover: Promise<unknown> | undefined;
+      await a.transaction(async (tx) => {
+        const p = placeholders();
+        const [row] = await tx.query(`WITH held AS (${heldIdempotencyClause(p.add, outcome.held)}) SELECT count(*)::int AS n FROM held`, p.values);
+        expect(row).toEqual({ n: 1 });
+        // Past the lease: unfenced, this retry would take the key over while the write is still in flight.
+        takeover = claimIdempotencyKey(b, scope, "fp1", at(1_000));
+        await new Promise((r) => setTimeout(r, 300));
+        await completeIdempotencyKey(tx, outcome.held, 201, { postId: "first" }, at(1_000));
+      });
+      expect(await takeover).not.toMatchObject({ kind: "claimed" });
+      expect(await claimIdempotencyKey(b, scope, "fp1", at(1_100))).toEqual({ kind: "replay", status: 201, body: { postId: "first" } });
     } finally {
       await Promise.all([a.close(), b.close()]);
       await db.close();

@@ -1,3 +1,4 @@
+import { DomainError } from "../domain-error";
 import { placeholders } from "../sql/placeholders";
 import type { Sql, SqlValue } from "../sql/port";
 
@@ -29,10 +30,12 @@ export type ClaimOutcome =
  * A key this request holds, handed to the write that answers it: embed `completeClause(p, answer)` as a
  * data-modifying CTE in that write, so the answer is stored in the same statement (a post never exists without its
  * replayable answer). A write that took the clause and returned success has stored the answer; otherwise the
- * claimant stores it after the handler.
+ * claimant stores it after the handler. Embed `heldClause(p)` as a CTE too and write only when it has a row: a
+ * request that stalled past its lease while another took the key over then writes nothing.
  */
 export interface IdempotencyClaim {
   completeClause(p: (value: SqlValue) => string, answer: unknown): string;
+  heldClause(p: (value: SqlValue) => string): string;
 }
 
 export interface IdempotencyOptions {
@@ -141,6 +144,22 @@ export const completeIdempotencyClause = (
           expires_at = ${p(new Date(now.getTime() + (options.ttlMs ?? idempotencyTtlMs)).toISOString())}::timestamptz
     WHERE app_id = ${p(held.appId)} AND actor = ${p(held.actor)} AND route = ${p(held.route)}
       AND key = ${p(held.key)} AND state = 'running' AND locked_until = ${p(held.lockedUntil)}::timestamptz`;
+
+/**
+ * A SELECT of the claim's row while `held` still holds it (running, under the lease it took), locking it, for
+ * embedding as a CTE in the write the claim answers. The lease alone fences only the answer: a holder that stalled
+ * past it would still write after a takeover, a second post under one key. Guarded by this clause, its write stores
+ * nothing once the key moved on, and the lock holds off a takeover until the write commits.
+ */
+export const heldIdempotencyClause = (p: (value: SqlValue) => string, held: HeldKey): string =>
+  `SELECT 1 FROM idempotency_keys
+    WHERE app_id = ${p(held.appId)} AND actor = ${p(held.actor)} AND route = ${p(held.route)} AND key = ${p(held.key)}
+      AND state = 'running' AND locked_until = ${p(held.lockedUntil)}::timestamptz
+      FOR UPDATE`;
+
+/** A write that found its key taken over (it stalled past its lease) stored nothing: 409, as while another runs. */
+export const keyTakenOver = (): DomainError =>
+  new DomainError("IDEMPOTENCY_IN_PROGRESS", "another request with this Idempotency-Key took it over while this one ran");
 
 /** Standalone form of completeIdempotencyClause: one statement. */
 export const completeIdempotencyKey = async (

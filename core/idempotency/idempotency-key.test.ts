@@ -29,6 +29,14 @@ describe("Idempotency-Key header", () => {
     expect(rejects("x".repeat(256))).toBe(true);
   });
 
+  it("trims only HTTP's optional whitespace (space, tab): a key with Unicode whitespace around it is refused, not read as the key inside", () => {
+    expect(parseIdempotencyKey("\t key \t")).toBe("key");
+    for (const ws of ["\u00a0", "\ufeff", "\u2028", "\u3000", "\u000b", "\u000c", "\n"]) {
+      expect(rejects(`key${ws}`), JSON.stringify(ws)).toBe(true);
+      expect(rejects(`${ws}key`), JSON.stringify(ws)).toBe(true);
+    }
+  });
+
   it("rejects control characters and non-ASCII", () => {
     expect(rejects("a\tb")).toBe(true);
     expect(rejects("a\u007fb")).toBe(true);

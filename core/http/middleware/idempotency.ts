@@ -4,6 +4,7 @@ import {
   claimIdempotencyKey,
   completeIdempotencyClause,
   completeIdempotencyKey,
+  heldIdempotencyClause,
   releaseIdempotencyKey,
   type HeldKey,
   type IdempotencyClaim,
@@ -61,6 +62,7 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
               state.completedInWrite = true;
               return completeIdempotencyClause(p, outcome.held, status, successBody(answer), call.deps.now());
             },
+            heldClause: (p) => heldIdempotencyClause(p, outcome.held),
           };
           call.idempotency = claim;
           return;
