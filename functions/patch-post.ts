@@ -1,5 +1,6 @@
 import { DomainError } from "../core/domain-error";
 import { implement } from "../core/http/route-call";
+import { keyTakenOver } from "../core/idempotency/claim";
 import { leaveToSweep } from "../core/processing/lease";
 import { requestStagesIfAuthor } from "../core/processing/request-stages";
 import { requestedStages } from "../core/processing/stage-state";
@@ -48,7 +49,9 @@ const impl = implement(route, async (call) => {
     decisions: enrichment.plan(appId, requestedStages(call.body.processing), call.log),
     now: call.deps.now(),
     webhooks: enrichment.webhooks(appId),
+    claim: call.idempotency,
   });
+  if (result.claimLost) throw keyTakenOver();
   if (!result.post.found) throw new DomainError("NOT_FOUND", "post not found");
   if (result.post.author !== call.actor) throw new DomainError("FORBIDDEN", "only the author may request processing of a post");
   if (!result.post.hasAudio) {

@@ -35,8 +35,9 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
     .use(authenticate())
     .use(proveCustody())
     .use(parseInput())
-    // Before the limiter: a replay of a stored answer costs no write, so a correct retry after a burst gets its
-    // answer rather than a 429. A fresh claim that the limiter then refuses is released by idempotency's onError.
+    // Before the limiter: a replay of a stored answer costs no write (it takes a read), so a correct retry after a
+    // burst gets its answer rather than a 429. A fresh claim that the limiter then refuses is released by
+    // idempotency's onError.
     .use(idempotency())
     .use(rateLimit());
   // Only the Data API adapter reads the deadline (its wake-up retries stop in time to answer 503).

@@ -3,6 +3,7 @@
  * stage is left as it is) and writes a `skipped` settle's webhook event to the outbox in the same statement.
  * Create embeds it in its insert; PATCH runs it guarded by its author and audio checks.
  */
+import type { IdempotencyClaim } from "../idempotency/claim";
 import { placeholders } from "../sql/placeholders";
 import type { Sql } from "../sql/port";
 import { claimMs, eventsFrom, outboxInsert } from "../webhooks/outbox";
@@ -53,22 +54,26 @@ export type PatchCheck = { found: false } | { found: true; author: string; hasAu
 
 /**
  * PATCH's write in one statement: the post's author and audio are read, and the stages are written only when
- * `actor` is its author and it has audio. Returns what was found, whether this request made a stage pending (one
- * already pending changes nothing and needs no job: its job is queued or its pass runs it), and the events to
- * deliver.
+ * `actor` is its author and it has audio, and, under an Idempotency-Key, only while `claim` still holds it (a PATCH
+ * stalled past its lease while a retry took the key over writes nothing: `claimLost`). Returns what was found,
+ * whether this request made a stage pending (one already pending changes nothing and needs no job: its job is
+ * queued or its pass runs it), and the events to deliver.
  */
 export const requestStagesIfAuthor = async (
   sql: Sql,
-  write: StageWrite & { actor: string },
-): Promise<{ post: PatchCheck; pending: boolean; events: ClaimedEvent[] }> => {
+  write: StageWrite & { actor: string; claim?: IdempotencyClaim },
+): Promise<{ post: PatchCheck; claimLost: boolean; pending: boolean; events: ClaimedEvent[] }> => {
   const p = placeholders();
   const app = p.add(write.appId);
   const rkey = p.add(write.rkey);
   const actor = p.add(write.actor);
-  const ctes = requestStagesCtes(p, write, `EXISTS (SELECT 1 FROM target WHERE target.author_id = ${actor} AND target.embed_cid IS NOT NULL)`);
+  const held = write.claim ? `held AS (${write.claim.heldClause(p.add)}), ` : "";
+  const fence = held ? " AND EXISTS (SELECT 1 FROM held)" : "";
+  const ctes = requestStagesCtes(p, write, `EXISTS (SELECT 1 FROM target WHERE target.author_id = ${actor} AND target.embed_cid IS NOT NULL)${fence}`);
   const [row] = await sql.query(
-    `WITH target AS (SELECT author_id, embed_cid FROM posts WHERE app_id = ${app} AND rkey = ${rkey}), ${ctes}
+    `WITH ${held}target AS (SELECT author_id, embed_cid FROM posts WHERE app_id = ${app} AND rkey = ${rkey}), ${ctes}
      SELECT (SELECT json_build_object('author', author_id, 'hasAudio', embed_cid IS NOT NULL) FROM target) AS post,
+            ${held ? "NOT EXISTS (SELECT 1 FROM held)" : "false"} AS claim_lost,
             (SELECT count(*) FROM requested WHERE status = 'pending') AS pending,
             (SELECT json_agg(e) FROM requested_events e) AS events`,
     p.values,
@@ -76,6 +81,7 @@ export const requestStagesIfAuthor = async (
   const post = row?.post as { author: string; hasAudio: boolean } | null | undefined;
   return {
     post: post ? { found: true, author: post.author, hasAudio: post.hasAudio } : { found: false },
+    claimLost: row?.claim_lost === true,
     pending: Number(row?.pending ?? 0) > 0,
     events: eventsFrom(row?.events),
   };

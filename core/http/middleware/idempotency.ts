@@ -12,7 +12,7 @@ import {
 import { fingerprint, parseIdempotencyKey } from "../../idempotency/idempotency-key";
 import { successBody, type Outcome } from "../outcome";
 import type { RouteCall } from "../route-call";
-import { standingRateLimitHeaders } from "./rate-limit";
+import { admitReplay } from "./rate-limit";
 import { refreshPlaybackUrls } from "../../audio/refresh-playback-urls";
 
 /** The middleware's own record of a held key: whether the handler's write took the completion clause. */
@@ -68,7 +68,9 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
           return;
         }
         case "replay":
-          Object.assign(call.responseHeaders, await standingRateLimitHeaders(call), { "Idempotent-Replayed": "true" });
+          // Refused (429), a replay leaves the stored answer as it is: this request never held the key.
+          await admitReplay(call);
+          call.responseHeaders["Idempotent-Replayed"] = "true";
           return { kind: "json", status: outcome.status, body: replayed(outcome.body, call), headers: {} } satisfies Outcome;
         case "in-progress":
           throw new DomainError("IDEMPOTENCY_IN_PROGRESS", "a request with this Idempotency-Key is still in progress");

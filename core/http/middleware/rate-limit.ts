@@ -5,17 +5,15 @@ import { refusalMessage } from "../../rate-limit/refusal-message";
 import { takeRateLimits, type RateLimitOutcome, type RateLimitRequest } from "../../rate-limit/take-rate-limits";
 import { takeWithFirstQuery } from "../../rate-limit/take-with-first-query";
 import { DomainError } from "../../domain-error";
-import { peekRateLimits } from "../../rate-limit/peek-rate-limits";
 import type { RouteCall } from "../route-call";
 import { windowClock } from "../../system-clock";
 
 /**
- * The route's limiters for this call: its own (keyed on the actor, the tenant or the client IP) and the aggregate IP
- * one. A request refused before it was known who calls (no valid token, no acting actor on a write) has only the
- * aggregate one.
+ * The limiters of class `cls` (the route's own unless said) for this call: its own (keyed on the actor, the tenant
+ * or the client IP) and the aggregate IP one. A request refused before it was known who calls (no valid token, no
+ * acting actor on a write) has only the aggregate one.
  */
-const limitersOf = (call: RouteCall): RateLimitRequest[] => {
-  const cls = call.route.rateLimit;
+const limitersOf = (call: RouteCall, cls = call.route.rateLimit): RateLimitRequest[] => {
   if (!cls) return [];
   const policies = call.deps.config.rateLimits;
   const caller = call.tenant
@@ -35,18 +33,18 @@ const limitersOf = (call: RouteCall): RateLimitRequest[] => {
   ];
 };
 
-/**
- * The RateLimit headers of an answer that takes no slot (an idempotent replay, answered before the limiter): the
- * limits as they stand, so every success carries `RateLimit` (docs/decisions.md#rate-limits).
- */
-export const standingRateLimitHeaders = async (call: RouteCall): Promise<Record<string, string>> =>
-  rateLimitHeaders(await peekRateLimits(call.sql, limitersOf(call), windowClock(call.deps.now)));
-
 /** A take's outcome on the call: its RateLimit headers (Retry-After on a denial), and a 429 thrown when denied. */
-const admit = (call: RouteCall, { allowed, results }: RateLimitOutcome) => {
+const admit = (call: RouteCall, { allowed, results }: RateLimitOutcome, cls = call.route.rateLimit!) => {
   Object.assign(call.responseHeaders, rateLimitHeaders(results));
-  if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(call.route.rateLimit!, results));
+  if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(cls, results));
 };
+
+/**
+ * Admits an idempotent replay, answered before the route's limiter: it writes nothing, so it takes the read class's
+ * limiters (the actor's and the client IP's aggregate), not a write, and a replay storm is refused like a read storm.
+ */
+export const admitReplay = async (call: RouteCall): Promise<void> =>
+  admit(call, await takeRateLimits(call.sql, limitersOf(call, "read"), windowClock(call.deps.now)), "read");
 
 /**
  * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
@@ -84,7 +82,8 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       const take = pending.get(call);
       if (take) await take().catch((error: unknown) => void (request.error = error as Error));
       const cls = call.route.rateLimit;
-      if (!cls || taking.has(call)) return;
+      // A limiter's own refusal (a replay's) was counted where it was refused.
+      if (!cls || taking.has(call) || (request.error instanceof DomainError && request.error.code === "RATE_LIMITED")) return;
       // Refused before its limits were taken (no valid token, bad input, a key in use): every route is limited, so
       // it still counts, and past the limit the 429 wins. A take that fails leaves the refusal as it is.
       const outcome = await takeRateLimits(call.sql, limitersOf(call), windowClock(call.deps.now)).catch(() => undefined);
