@@ -25,6 +25,20 @@ export const familyEncodings: Record<AcceptedMimeType, Encoding> = {
   "audio/mp4": { args: [...aac, "-f", "mp4"], ext: "mp4" },
 };
 
+/**
+ * libopus (no mapping family given) takes only the Vorbis layout of each channel count from 1 to 8, and refuses the
+ * ones ffmpeg's FLAC decoder gives 5 and 6 channels, 5.0(side) and 5.1(side) (FLAC-in-Ogg uploads). So an Opus encode
+ * ends its chain converting to its count's Vorbis layout: for those two a relabel (the side pair becomes the back pair,
+ * samples untouched), and never a change of channel count.
+ */
+const opusLayouts = ["mono", "stereo", "3.0", "quad", "5.0", "5.1", "6.1", "7.1"];
+
+/** The filter an encode of `channels` in the family ends its filter chain with, where its encoder needs one. */
+export const encoderLayoutFilter = (mimeType: AcceptedMimeType, channels: number): string | undefined => {
+  const layout = opusLayouts[channels - 1];
+  return familyEncodings[mimeType].args.includes("libopus") && layout ? `aformat=channel_layouts=${layout}` : undefined;
+};
+
 /** A family's encoding split into its codec options and its muxer (the `-f <format>` every family's arguments end with). */
 export const codecAndFormat = (mimeType: AcceptedMimeType): { codec: string[]; format: string } => {
   const { args } = familyEncodings[mimeType];

@@ -11,8 +11,11 @@ export const targetLufs = (channels: number): number => (channels === 1 ? -19 : 
 /** The ceiling every stored output meets, lossy or not: the encoder's overshoot is taken from the limiter's ceiling below. */
 export const truePeakLimitDbtp = -1;
 
-/** We aim within half of the ±1 LU the target allows, so another meter's rounding cannot push a clip outside. */
-export const loudnessToleranceLu = 0.5;
+/** The contract's tolerance: a clip within it (and under the true-peak limit) is on target, and left as it is. */
+export const loudnessToleranceLu = 1;
+
+/** What the gain search aims for: half the tolerance, so another meter's rounding cannot push an output outside. */
+export const loudnessAimLu = 0.5;
 
 /**
  * Where the limiter holds true peaks before encoding. Lossless output sits 0.2 dB under the limit (the limiter's
@@ -21,9 +24,12 @@ export const loudnessToleranceLu = 0.5;
  */
 export const limiterCeilingDbtp = (mimeType: AcceptedMimeType): number => (acceptedAudioTypes[mimeType] === "wav" ? -1.2 : -1.7);
 
-/** Whether measured figures already meet the target: such a clip is left as it is. */
-export function meetsTarget(figures: LoudnessFigures, channels: number): boolean {
+/**
+ * Whether measured figures meet the target, within `toleranceLu`: a clip within the contract's is left as it is (so
+ * normalizing an output, which the search may leave anywhere inside it, changes nothing); an output must be.
+ */
+export function meetsTarget(figures: LoudnessFigures, channels: number, toleranceLu = loudnessToleranceLu): boolean {
   const { integratedLufs, truePeakDbtp } = figures;
   if (integratedLufs === null) return true;
-  return Math.abs(integratedLufs - targetLufs(channels)) <= loudnessToleranceLu && (truePeakDbtp ?? -Infinity) <= truePeakLimitDbtp;
+  return Math.abs(integratedLufs - targetLufs(channels)) <= toleranceLu && (truePeakDbtp ?? -Infinity) <= truePeakLimitDbtp;
 }

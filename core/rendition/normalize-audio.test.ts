@@ -2,10 +2,12 @@
  * `POST /v1/normalize` over real HTTP and real ffmpeg (docs/decisions.md#loudness): every clip of the corpus lands
  * on its target as the independent meter (ebur128, true peak) reads the stored bytes, in its family and channel count.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sniffAudioFamily } from "../audio/sniff-audio";
 import { blobKey } from "../blobs/blob-key";
@@ -16,6 +18,7 @@ import { type AcceptedMimeType, acceptedAudioTypes } from "../records/accepted-t
 import type { Loudness } from "../records/loudness";
 import { type CorpusClip, loudnessCorpus, makeCorpusClip } from "../../test/support/loudness-corpus";
 import { meterLoudness } from "../../test/support/loudness-meter";
+import { ffmpeg } from "../../test/support/rendition-fixtures";
 import { parseRenditionConfig } from "./rendition-config";
 import { type RunningRendition, startRendition } from "./rendition-node-root";
 
@@ -46,7 +49,12 @@ interface Normalized {
   loudness: Loudness;
 }
 
-async function normalize(bytes: Buffer, mimeType: AcceptedMimeType): Promise<{ status: number; text: string; data: Normalized; stored: Buffer }> {
+async function normalize(
+  bytes: Buffer,
+  mimeType: AcceptedMimeType,
+  on = { service, dir },
+): Promise<{ status: number; text: string; data: Normalized; stored: Buffer }> {
+  const { service, dir } = on;
   const cid = rawCid(bytes);
   await createFsBlobStore(dir).writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
   const response = await fetch(`${service.url}/v1/normalize`, {
@@ -62,6 +70,14 @@ async function normalize(bytes: Buffer, mimeType: AcceptedMimeType): Promise<{ s
 
 const targetOf = (channels: number) => (channels === 1 ? -19 : -16);
 
+const speech = loudnessCorpus[0]!.exprs[0]!;
+/** Half a second of quiet speech under a full-scale click every 0.37 s: the limiter takes most of each step of gain. */
+const shortClicks = `${speech}*0.03+0.98*lt(mod(t,0.37),0.0003)`;
+const shortClickClips: CorpusClip[] = [
+  { name: "0.5 s of quiet speech with full-scale clicks, mono mp3", mimeType: "audio/mpeg", channels: 1, sampleRate: 44100, exprs: [shortClicks], gainDb: 0, seconds: 0.5 },
+  { name: "0.5 s of quiet speech with full-scale clicks, stereo x-m4a", mimeType: "audio/x-m4a", channels: 2, sampleRate: 44100, exprs: [shortClicks], gainDb: 0, seconds: 0.5 },
+];
+
 describe("normalize: the loudness corpus", () => {
   it("has at least 20 clips, mono, stereo and more, in every accepted family", () => {
     expect(loudnessCorpus.length).toBeGreaterThanOrEqual(20);
@@ -69,7 +85,7 @@ describe("normalize: the loudness corpus", () => {
     expect(new Set(loudnessCorpus.map((c) => c.channels))).toEqual(new Set([1, 2, 6]));
   });
 
-  it.each(loudnessCorpus.map((clip) => [clip.name, clip] as [string, CorpusClip]))(
+  it.each([...loudnessCorpus, ...shortClickClips].map((clip) => [clip.name, clip] as [string, CorpusClip]))(
     "%s: the stored output is within ±1 LU of its target and at most -1 dBTP, in the upload's family and channel count",
     async (name, clip) => {
       const original = await makeCorpusClip(clip);
@@ -93,7 +109,7 @@ describe("normalize: the loudness corpus", () => {
       expect(data.loudness.truePeakDbtp).toBeCloseTo(output.truePeakDbtp, 1);
       expect(data.loudness.before.integratedLufs).toBeCloseTo(input.integratedLufs, 1);
       expect(data.loudness.before.truePeakDbtp).toBeCloseTo(input.truePeakDbtp, 1);
-      expect(data.loudness.rangeLu).toEqual(expect.any(Number));
+      expect(data.loudness.rangeLu).toEqual((clip.seconds ?? 4) >= 3.5 ? expect.any(Number) : null);
     },
   );
 });
@@ -130,11 +146,88 @@ describe("normalize: clips left as they are", () => {
     expect(again.data.loudness.before).toEqual({ ...first.data.loudness, before: undefined });
   });
 
+  it("leaves a clip within ±1 LU of its target and under -1 dBTP unchanged (5.1 webm at -16.8 LUFS): an output is never made again", async () => {
+    const clip: CorpusClip = { name: "5.1 webm", mimeType: "audio/webm", channels: 6, sampleRate: 48000, exprs: [speech, speech, speech, "0", `${speech}*0.5`, `${speech}*0.5`], gainDb: -5.4, seconds: 1 };
+    const original = await makeCorpusClip(clip);
+    expect((await meterLoudness(original)).integratedLufs).toBe(-16.8);
+    const { status, data } = await normalize(original, clip.mimeType);
+    expect(status).toBe(200);
+    expect(data.cid).toBe(rawCid(original));
+  });
+
   it("reports no loudness range for a clip shorter than the 3 s windows it is measured over", async () => {
     const short = await makeCorpusClip({ ...loudnessCorpus[0]!, seconds: 2 });
     const { data } = await normalize(short, "audio/wav");
     expect(data.loudness.integratedLufs).toEqual(expect.any(Number));
     expect(data.loudness.rangeLu).toBeNull();
     expect(data.loudness.before.rangeLu).toBeNull();
+  });
+});
+
+describe("normalize: uploads libopus would refuse as decoded", () => {
+  const run = promisify(execFile);
+  // ffmpeg's FLAC decoder labels 5 and 6 channels 5.0(side) and 5.1(side), layouts libopus refuses.
+  it.each([["5.0(side)", 5, "5.0"], ["5.1(side)", 6, "5.1"]] as const)(
+    "normalizes a %s FLAC-in-Ogg upload to Opus, keeping its %i channels",
+    async (layout, channels, opusLayout) => {
+      const workDir = await mkdtemp(join(tmpdir(), "normalize-flac-"));
+      const file = join(workDir, "clip.ogg");
+      const source = `aevalsrc=exprs='0.3*sin(2*PI*200*t)':c=${layout}:s=48000:d=1`;
+      await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", source, "-fflags", "+bitexact", "-c:a", "flac", "-f", "ogg", file]);
+      const original = await readFile(file);
+      await rm(workDir, { recursive: true, force: true });
+
+      const { status, data, stored } = await normalize(original, "audio/ogg");
+      expect(status).toBe(200);
+      const output = await meterLoudness(stored);
+      expect(Math.abs(output.integratedLufs - targetOf(channels))).toBeLessThanOrEqual(1);
+      expect(output.truePeakDbtp).toBeLessThanOrEqual(-1);
+      expect(data.loudness.integratedLufs).toBeCloseTo(output.integratedLufs, 1);
+      const { stderr } = await run(ffmpeg, ["-hide_banner", "-i", join(dir, "blobs", appId, data.cid)]).catch((error: { stderr: string }) => error);
+      expect(stderr).toMatch(new RegExp(`Audio: opus, 48000 Hz, ${opusLayout.replace(".", "\\.")},`));
+    },
+  );
+});
+
+describe("normalize: a target no attempt reaches", () => {
+  let failing: RunningRendition;
+  let failingDir: string;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    failingDir = await mkdtemp(join(tmpdir(), "normalize-unreachable-"));
+    // An ffmpeg that drops every gain (volume=1): no attempt moves the clip's loudness.
+    const wrapper = join(failingDir, "ffmpeg");
+    await writeFile(
+      wrapper,
+      `#!/usr/bin/env bash
+args=()
+for a in "$@"; do
+  [[ $a =~ ^(.*)volume=-?[0-9.]+dB(.*)$ ]] && a="\${BASH_REMATCH[1]}volume=1\${BASH_REMATCH[2]}"
+  args+=("$a")
+done
+exec ${JSON.stringify(ffmpeg)} "\${args[@]}"
+`,
+    );
+    await chmod(wrapper, 0o755);
+    const env = { SVC_BLOB_DIR: failingDir, RENDITION_SERVICE_TOKEN: token, RENDITION_PORT: "0", FFMPEG_PATH: wrapper };
+    const capturing = { ...logger, debug() {}, info() {}, warn() {}, error: (message: string, ...extra: unknown[]) => void errors.push(JSON.stringify({ message, extra })) };
+    failing = await startRendition(parseRenditionConfig(env, logger), capturing as typeof logger, { store: createFsBlobStore(failingDir) });
+  });
+
+  afterAll(async () => {
+    await failing?.close();
+    await rm(failingDir, { recursive: true, force: true });
+  });
+
+  it("fails the request (502) and stores nothing rather than store a variant off its target as ready", async () => {
+    const original = await makeCorpusClip({ ...loudnessCorpus[0]!, seconds: 1 });
+    const { status, data } = await normalize(original, loudnessCorpus[0]!.mimeType, { service: failing, dir: failingDir });
+    expect(status).toBe(502);
+    expect(data).toBeUndefined();
+    expect(await readdir(join(failingDir, "blobs", appId))).toEqual([rawCid(original)]);
+    expect(await readdir(failingDir)).not.toContain("renditions");
+    // The operator's log says why, with every attempt's figures.
+    expect(errors.join("\n")).toMatch(/normalize missed its target \(-19 LUFS ±1 LU, at most -1 dBTP\): the closest of 8 attempts measured -\d+\.\d LUFS/);
   });
 });
