@@ -10,9 +10,8 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Config } from "../config/types";
 import type { Logger } from "../observability/logger";
 import { postUri } from "../records/at-uri";
-import { assertValidRecord } from "../records/lexicons";
-import { nsids } from "../records/nsids";
 import { recordCid } from "../records/record-cid";
+import { transcriptViewSchema } from "../records/transcript-schema";
 import type { StrongRef } from "../records/post-schema";
 import { buildTranscriptRecord, type TranscriptRecord } from "../records/transcript-record";
 import { ProviderError, stageOrder, type AudioRef, type ProviderCall, type Stage } from "../providers/provider-port";
@@ -172,11 +171,15 @@ const renditionsAhead = (deps: PassDeps, appId: string, rkey: string) => {
  * would leave it pending for the sweep, and a queue's every retry would pay the provider again.
  */
 const checkedTranscriptCid = (record: TranscriptRecord): string => {
+  // The lexicon's own shapes (core/records/transcript-schema.ts), not its validator: the stage function's bundle
+  // carries no lexicon library.
+  const checked = transcriptViewSchema.safeParse({ text: record.text, lang: record.lang, segments: record.segments });
+  const refuse = (why: string, cause?: unknown) => new ProviderError("fail", `transcript record refused: ${why}`, "provider_error", { cause });
+  if (!checked.success) throw refuse(checked.error.issues.map((issue) => `${issue.path.join("/")}: ${issue.message}`).join("; "));
   try {
-    assertValidRecord(nsids.transcript, record);
     return recordCid(record);
   } catch (error) {
-    throw new ProviderError("fail", `transcript record refused: ${error instanceof Error ? error.message : String(error)}`, "provider_error", { cause: error });
+    throw refuse(error instanceof Error ? error.message : String(error), error);
   }
 };
 
