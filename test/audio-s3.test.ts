@@ -7,6 +7,14 @@ import { createPost } from "./support/post-bodies";
 import { startS3Emulator, type S3Emulator } from "./support/s3-emulator";
 import { startTestService, type TestService } from "./support/test-service";
 
+/** What a browser does with a presigned POST: its fields, then the file. */
+const postToBucket = (url: string, fields: Record<string, string>, bytes: Uint8Array, type: string) => {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  form.append("file", new Blob([new Uint8Array(bytes)], { type }));
+  return fetch(url, { method: "POST", body: form, redirect: "manual" });
+};
+
 /** The S3 blob store behind the same routes, against an S3 emulator on loopback. */
 describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (driver) => {
   let s3: S3Emulator;
@@ -82,10 +90,7 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     const { uploadId, url, fields } = created.json.data as { uploadId: string; url: string; fields: Record<string, string> };
     const policy = JSON.parse(Buffer.from(fields.Policy!, "base64").toString("utf8"));
     expect(policy.conditions).toEqual(expect.arrayContaining([["eq", "$Content-Type", "audio/ogg"]]));
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    form.append("file", new Blob([new Uint8Array(fixture.bytes)], { type: "audio/ogg" }));
-    const posted = await fetch(url, { method: "POST", body: form, redirect: "manual" });
+    const posted = await postToBucket(url, fields, fixture.bytes, "audio/ogg");
     expect(posted.status).toBeLessThan(300);
     const done = await svc.post(`/api/v1/audio/uploads/${uploadId}/complete`, { actor: "s3-2" });
     expect(done.status).toBe(201);
@@ -103,10 +108,7 @@ describe.each(["node", "lambda"] as const)("audio on the S3 store over %s", (dri
     expect(first.headers["ratelimit-policy"]).toContain('"actor";q=20;w=3600');
     expect(first.headers.ratelimit).toMatch(/^"actor";r=19;/);
     const { uploadId, url, fields } = first.json.data as { uploadId: string; url: string; fields: Record<string, string> };
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    form.append("file", new Blob([new Uint8Array(fixture.bytes)], { type: "audio/ogg" }));
-    expect((await fetch(url, { method: "POST", body: form, redirect: "manual" })).status).toBeLessThan(300);
+    expect((await postToBucket(url, fields, fixture.bytes, "audio/ogg")).status).toBeLessThan(300);
     const done = await svc.post(`/api/v1/audio/uploads/${uploadId}/complete`, { actor, ip: "10.77.0.1" });
     expect(done.status).toBe(201);
     expect(done.headers["ratelimit-policy"]).not.toContain("w=3600");
@@ -142,10 +144,7 @@ describe.each(["node", "lambda"] as const)("a direct upload's completion past it
     const created = await svc.post("/api/v1/audio/uploads", { actor: "s3-late", json: { mimeType: "audio/wav", size: wav.length } });
     expect(created.status).toBe(201);
     const { uploadId, url, fields } = created.json.data as { uploadId: string; url: string; fields: Record<string, string> };
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    form.append("file", new Blob([new Uint8Array(wav)], { type: "audio/wav" }));
-    expect((await fetch(url, { method: "POST", body: form, redirect: "manual" })).status).toBeLessThan(300);
+    expect((await postToBucket(url, fields, wav, "audio/wav")).status).toBeLessThan(300);
     const statuses: number[] = [];
     let answer;
     for (let attempt = 0; attempt < 60; attempt += 1) {
