@@ -17,7 +17,7 @@ function clip(seconds: number, from: number, to: number, noiseDb: number | null)
 }
 
 describe("speech bounds from the measured noise floor", () => {
-  it.each([null, -60, -40, -30])("keeps about 150 ms around the sound over noise at %s dBFS", (noiseDb) => {
+  it.each([null, -60, -40, -38])("keeps about 150 ms around the sound over noise at %s dBFS", (noiseDb) => {
     expect(speechBounds(clip(10, 1, 9, noiseDb))).toEqual({ startMs: 1000 - keptSilenceMs, endMs: 9000 + keptSilenceMs });
   });
 
@@ -27,6 +27,15 @@ describe("speech bounds from the measured noise floor", () => {
 
   it("finds a short sound in a long silence", () => {
     expect(speechBounds(clip(30, 10, 11, -45))).toEqual({ startMs: 10000 - keptSilenceMs, endMs: 11000 + keptSilenceMs });
+  });
+
+  it("counts no window louder than -35 dBFS as silence: a clip with no pause loses none of its quieter sound", () => {
+    // 1 s of tone at -9 dBFS RMS, then 0.5 s at -25 (the quieter part of a clip with no pause).
+    const samples = new Int16Array(1.5 * analysisRate);
+    for (let i = 0; i < samples.length; i++) samples[i] = Math.round((i < analysisRate ? 0.5 : 0.08) * Math.sin((2 * Math.PI * 440 * i) / analysisRate) * 32767);
+    expect(speechBounds({ samples, sampleRate: analysisRate })).toBeUndefined();
+    // Noise as loud as quiet speech: no level tells the two apart, so the clip is kept whole.
+    expect(speechBounds(clip(10, 1, 9, -30))).toBeUndefined();
   });
 
   it("leaves alone all silence, all noise, and sound to both ends", () => {

@@ -19,6 +19,14 @@ export const minGainMs = 100;
 /** Below this spread between the quiet and the loud parts nothing tells sound from noise: the clip is kept whole. */
 const minContrastDb = 6;
 const digitalSilenceDb = -120;
+/**
+ * A window louder than this is sound, whatever the floor. In a clip with no pause the quietest 200 ms is speech, and
+ * a threshold above it cut the quieter speech at the ends (-25 dBFS after -9). A noisy recording's floor (near
+ * -38 dBFS) still trims: 3 dB over a steady noise is several times its swing between 20 ms windows. Noise louder than
+ * this is as loud as quiet speech, and no level tells the two apart: such a clip is kept whole, as keeping sound
+ * matters more than trimming noise.
+ */
+const loudestSilenceDb = -35;
 
 export interface LevelProfile {
   /** dBFS of each window, RMS. */
@@ -59,9 +67,9 @@ export function levelProfile(pcm: Pcm): LevelProfile {
       loudDb = Math.max(loudDb, sum / stretch);
     }
   }
-  // Halfway up from the floor, at most 10 dB above it (quiet speech over noise), and never more than 40 dB under
-  // the loud parts (so encoder noise over digital silence does not count as sound).
-  const thresholdDb = Math.max(floorDb + Math.min(10, (loudDb - floorDb) / 2), loudDb - 40);
+  // Halfway up from the floor, at most 10 dB above it (quiet speech over noise), never more than 40 dB under the
+  // loud parts (so encoder noise over digital silence does not count as sound), and never above `loudestSilenceDb`.
+  const thresholdDb = Math.min(loudestSilenceDb, Math.max(floorDb + Math.min(10, (loudDb - floorDb) / 2), loudDb - 40));
   return { levels, floorDb, loudDb, thresholdDb };
 }
 
