@@ -2,15 +2,16 @@
  * `POST /v1/denoise`: RNNoise over each channel of the clip (decoded at 48 kHz, RNNoise's rate), re-encoded in the
  * upload's family with its channel count, which the loudness target depends on. The samples stream from the
  * decoder through RNNoise into the encoder, so memory stays the same however long the clip (a 25 MiB upload of
- * low-rate speech lasts hours, over 4 GiB as floats). The encode run also writes the analysis PCM of the result, so
- * a trim or waveform that follows decodes nothing.
+ * low-rate speech lasts hours, over 4 GiB as floats). The stored file is then decoded once: its duration and the
+ * analysis PCM that a trim or waveform that follows reads, as what was stored (an AAC encoder pads its last frame).
  */
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
-import { audioOnly, familyEncodings } from "./family-encoding";
+import { decodeAnalysisPcm } from "./analysis-pcm";
+import { audioOnly, encoderLayoutFilter, familyEncodings } from "./family-encoding";
 import { channelOf, interleave, openFloatWav, type FloatWavStream } from "./float-wav";
-import { analysisPcmOutput, pcmFromBytes } from "./pcm";
+import { pcmDurationMs } from "./pcm";
 import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { createNoiseSuppressor, primeSeconds, rnnoiseSampleRate, type NoiseSuppressor } from "./rnnoise";
 import { runFfmpeg } from "./run-ffmpeg";
@@ -40,23 +41,24 @@ export function denoiseAudio(context: RenditionContext, source: RenditionSource)
     }
 
     const suppressors = await Promise.all(Array.from({ length: wav.channels }, () => createNoiseSuppressor()));
-    let frames = 0;
     const encoding = familyEncodings[source.mimeType];
     const output = join(dir, `denoised.${encoding.ext}`);
-    const raw = ["-f", "f32le", "-ar", String(rnnoiseSampleRate), "-ac", String(wav.channels), "-i", "pipe:0"];
+    // Raw samples carry no layout, and ffmpeg would guess its default for the count (2.1 for 3, 4.0 for 4), which
+    // libopus refuses and the layout filter would then remix. Unguessed, that filter only labels the channels.
+    const layout = encoderLayoutFilter(source.mimeType, wav.channels);
+    const raw = ["-f", "f32le", "-ar", String(rnnoiseSampleRate), "-ac", String(wav.channels), ...(layout ? ["-guess_layout_max", "0"] : []), "-i", "pipe:0"];
     try {
-      const clean = Readable.from(denoised(wav, suppressors, (count) => (frames += count)));
-      const encoded = runFfmpeg(context.ffmpeg, [...raw, ...audioOnly, ...encoding.args, output, ...analysisPcmOutput], {
+      const encoded = runFfmpeg(context.ffmpeg, [...raw, ...(layout ? ["-af", layout] : []), ...audioOnly, ...encoding.args, output], {
         ...ffmpegRun(context, "denoise-encode"),
         signal,
-        stdin: clean,
-        collectStdout: true,
+        stdin: Readable.from(denoised(wav, suppressors)),
       });
       encoded.catch(() => stop.abort());
-      const [, stdout] = await Promise.all([decoding, encoded]);
+      await Promise.all([decoding, encoded]);
+      const pcm = await decodeAnalysisPcm(context, output, "denoise:decode");
       const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
-      context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), pcmFromBytes(stdout));
-      return { cid: stored.cid, mimeType: source.mimeType, size: stored.size, durationMs: Math.round((frames * 1000) / rnnoiseSampleRate) };
+      context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), pcm);
+      return { cid: stored.cid, mimeType: source.mimeType, size: stored.size, durationMs: pcmDurationMs(pcm) };
     } finally {
       stop.abort();
       for (const suppressor of suppressors) suppressor.close();
@@ -68,7 +70,7 @@ export function denoiseAudio(context: RenditionContext, source: RenditionSource)
  * The clip's samples through one RNNoise state per channel, interleaved again as f32le bytes. The states are first
  * primed on the opening seconds (rnnoise.ts says why), which are held back until then.
  */
-async function* denoised(wav: FloatWavStream, suppressors: NoiseSuppressor[], counted: (frames: number) => void): AsyncGenerator<Buffer> {
+async function* denoised(wav: FloatWavStream, suppressors: NoiseSuppressor[]): AsyncGenerator<Buffer> {
   const { channels, samples } = wav;
   const through = (chunk: Float32Array, last = false) => {
     const planes = suppressors.map((suppressor, channel) => {
@@ -80,7 +82,6 @@ async function* denoised(wav: FloatWavStream, suppressors: NoiseSuppressor[], co
       joined.set(tail, out.length);
       return joined;
     });
-    counted(planes[0]!.length);
     return interleave(planes);
   };
   const primeSamples = primeSeconds * rnnoiseSampleRate * channels;

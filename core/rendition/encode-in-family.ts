@@ -9,9 +9,9 @@ import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-t
 import type { BlobStore } from "../blobs/blob-store";
 import { storeContentAddressed } from "./blob-files";
 import { channelCount } from "./channel-count";
-import { audioOnly, familyEncodings } from "./family-encoding";
+import { audioOnly, encoderLayoutFilter, familyEncodings } from "./family-encoding";
 import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
-import { runFfmpeg } from "./run-ffmpeg";
+import { FfmpegError, runFfmpeg } from "./run-ffmpeg";
 import { withWorkspace } from "./temp-workspace";
 
 export interface EncodedVariant {
@@ -20,6 +20,13 @@ export interface EncodedVariant {
   durationMs: number;
 }
 
+/** The bytes given are not audio ffmpeg can decode: their first decode failed, before anything was encoded. */
+export class UndecodableBytesError extends FfmpegError {}
+
+const undecodable = (error: unknown) => {
+  throw error instanceof FfmpegError ? new UndecodableBytesError(error.message, error.stderr) : error;
+};
+
 export function encodeInFamily(
   options: { store: BlobStore; ffmpeg: string; signal?: AbortSignal },
   bytes: Uint8Array,
@@ -27,17 +34,23 @@ export function encodeInFamily(
   upload: { appId: string; mimeType: AcceptedMimeType; bytes: Uint8Array },
 ): Promise<EncodedVariant> {
   const { appId, mimeType } = upload;
+  const { ffmpeg, signal } = options;
   return withWorkspace(async (dir) => {
     const input = join(dir, "input");
     const original = join(dir, "upload");
     await Promise.all([writeFile(input, bytes), writeFile(original, upload.bytes)]);
-    const [channels, answered] = await Promise.all([channelCount(options.ffmpeg, original, options.signal), channelCount(options.ffmpeg, input, options.signal)]);
+    const [channels, answered] = await Promise.all([channelCount(ffmpeg, original, signal), channelCount(ffmpeg, input, signal).catch(undecodable)]);
     const keep = acceptedAudioTypes[mimeType] === bytesFamily && answered === channels;
     const encoding = familyEncodings[mimeType];
     const output = keep ? input : join(dir, `output.${encoding.ext}`);
-    // One run: the family encode (when needed) and the analysis PCM that gives the duration.
-    const args = ["-i", input, ...(keep ? [] : [...audioOnly, "-ac", String(channels), ...encoding.args, output]), ...analysisPcmOutput];
-    const pcm = pcmFromBytes(await runFfmpeg(options.ffmpeg, args, { collectStdout: true, signal: options.signal }));
+    if (!keep) {
+      // libopus takes only its own layout of each count: the filter converts to it (-ac alone would pick ffmpeg's default).
+      const layout = encoderLayoutFilter(mimeType, channels);
+      await runFfmpeg(ffmpeg, ["-i", input, ...audioOnly, ...(layout ? ["-af", layout] : ["-ac", String(channels)]), ...encoding.args, output], { signal });
+    }
+    // The duration of what is stored, decoded: an encoder's padding (AAC fills its last frame) is part of it.
+    const decoded = runFfmpeg(ffmpeg, ["-i", output, ...analysisPcmOutput], { collectStdout: true, signal });
+    const pcm = pcmFromBytes(await (keep ? decoded.catch(undecodable) : decoded));
     const stored = await storeContentAddressed(options.store, appId, output, mimeType);
     return { ...stored, durationMs: pcmDurationMs(pcm) };
   });

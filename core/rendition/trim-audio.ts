@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
-import { audioOnly, codecAndFormat, familyEncodings } from "./family-encoding";
+import { channelCount } from "./channel-count";
+import { audioOnly, codecAndFormat, encoderLayoutFilter, familyEncodings } from "./family-encoding";
 import { pcmDurationMs } from "./pcm";
 import { probeLoudness } from "./probe-loudness";
 import type { RenditionContext, RenditionOutput, RenditionSource } from "./rendition-context";
@@ -48,7 +49,12 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     const { ext } = familyEncodings[source.mimeType];
     const encode = async () => {
       const file = join(dir, `encoded.${ext}`);
-      await runFfmpeg(context.ffmpeg, [...cut, ...familyEncodings[source.mimeType].args, file], ffmpegRun(context, "trim-encode"));
+      // libopus takes only its own layout of each count (family-encoding.ts), so an Opus encode needs the count. A
+      // stream with no layout of its own (PCM in WebM) stays unguessed: the filter then labels it rather than remixing.
+      const opus = encoderLayoutFilter(source.mimeType, 1) !== undefined;
+      const layout = opus ? encoderLayoutFilter(source.mimeType, await channelCount(context.ffmpeg, input, context.signal)) : undefined;
+      const args = layout ? ["-guess_layout_max", "0", ...cut, "-af", layout] : cut;
+      await runFfmpeg(context.ffmpeg, [...args, ...familyEncodings[source.mimeType].args, file], ffmpegRun(context, "trim-encode"));
       return file;
     };
     const copy = async () => {

@@ -4,7 +4,7 @@
  * `@ffmpeg-installer`), because this provider is available with only its key, with or without a rendition service.
  */
 import type { BlobStore } from "../../blobs/blob-store";
-import { encodeInFamily } from "../../rendition/encode-in-family";
+import { encodeInFamily, UndecodableBytesError } from "../../rendition/encode-in-family";
 import { resolveFfmpegPath } from "../../rendition/ffmpeg-path";
 import { FfmpegError } from "../../rendition/run-ffmpeg";
 import { blobBytes } from "../blob-bytes";
@@ -47,7 +47,9 @@ export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): De
         const variant = await encodeInFamily({ store: options.blobs, ffmpeg, signal: call.signal }, isolated, "mp3", { appId: audio.appId, mimeType: audio.mimeType, bytes: uploaded });
         return { appId: audio.appId, mimeType: audio.mimeType, ...variant };
       } catch (error) {
-        if (error instanceof FfmpegError) throw new ProviderError("fail", "elevenlabs audio-isolation: the answer is not audio ffmpeg can decode");
+        if (error instanceof UndecodableBytesError) throw new ProviderError("fail", "elevenlabs audio-isolation: the answer is not audio ffmpeg can decode");
+        // The answer decoded: re-encoding it like the upload (or reading the upload) failed here, not at the provider.
+        if (error instanceof FfmpegError) throw new ProviderError("fail", `elevenlabs audio-isolation: re-encoding the answer as ${audio.mimeType} failed (${error.message})`, "provider_error", { cause: error });
         throw error;
       }
     },

@@ -1,5 +1,5 @@
 /** The ElevenLabs adapters against a local fake speaking the documented protocol. */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -237,8 +237,17 @@ describe("elevenlabs audio isolation", () => {
   it("a malformed answer (bytes that are not audio, or none) fails", async () => {
     const audio = await put("audio/wav");
     fake.queue.push({ status: 200, bytes: Buffer.from("<html>not audio</html>") });
-    expect((await providerError(denoiser().denoise(audio, call()))).disposition).toBe("fail");
+    expect(await providerError(denoiser().denoise(audio, call()))).toMatchObject({ disposition: "fail", message: expect.stringMatching(/not audio ffmpeg can decode/) });
     fake.queue.push({ status: 200, bytes: Buffer.alloc(0) });
     expect((await providerError(denoiser().denoise(audio, call()))).disposition).toBe("fail");
+  });
+
+  it("says a re-encode that failed failed, not that the answer is not audio", async () => {
+    // An ffmpeg whose Opus encoder refuses (as libopus refused 3- and 4-channel layouts): every other run is the real one.
+    const failing = join(dir, "ffmpeg-no-opus");
+    await writeFile(failing, `#!/bin/sh\ncase "$*" in *libopus*) echo "encoder refused" >&2; exit 1;; esac\nexec "${resolveFfmpegPath()}" "$@"\n`, { mode: 0o755 });
+    const refusing = createElevenLabsDenoiser({ baseUrl: fake.url, apiKey: fake.apiKey, blobs: store, ffmpeg: failing });
+    const error = await providerError(refusing.denoise(await put("audio/ogg"), call()));
+    expect(error).toMatchObject({ disposition: "fail", message: expect.stringMatching(/^elevenlabs audio-isolation: re-encoding the answer as audio\/ogg failed/) });
   });
 });
