@@ -3,46 +3,30 @@
  * answer and cached PCM describe the stored file.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { blobKey } from "../blobs/blob-key";
-import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { rawCid } from "../blobs/raw-cid";
 import type { AcceptedMimeType } from "../records/accepted-types";
 import { channelLayout, decodeSamples, ffmpeg, makeClip } from "../../test/support/rendition-fixtures";
+import { renditionWorkspace, runOnStored } from "../../test/support/rendition-workspace";
 import { denoiseAudio } from "./denoise-audio";
-import { createLoudnessCache } from "./loudness-cache";
 import { analysisRate } from "./pcm";
-import { createPcmCache } from "./pcm-cache";
-import { createRecentEntries } from "./recent-entries";
-import type { RenditionContext } from "./rendition-context";
 
 const run = promisify(execFile);
 const appId = "demo";
-let dir: string;
-let context: RenditionContext;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "denoise-audio-test-"));
-  context = { store: createFsBlobStore(join(dir, "blobs")), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() };
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const workspace = renditionWorkspace("denoise-audio-test-");
 
 /** Stores the upload, denoises it, and answers the answer and the stored variant's bytes. */
 async function denoised(bytes: Buffer, mimeType: AcceptedMimeType) {
-  const cid = rawCid(bytes);
-  await context.store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
-  const answer = await denoiseAudio(context, { appId, cid, mimeType });
-  return { answer, stored: await readFile(join(dir, "blobs", "blobs", appId, answer.cid)) };
+  return runOnStored(workspace, denoiseAudio, bytes, mimeType);
 }
 
 /** RMS level in dBFS of each channel of the bytes, decoded as they are. */
 async function channelLevels(bytes: Buffer, channels: number): Promise<number[]> {
-  const file = join(dir, `levels-${rawCid(bytes)}`);
+  const file = join(workspace.dir, `levels-${rawCid(bytes)}`);
   await writeFile(file, bytes);
   const { stdout } = await run(ffmpeg, ["-v", "error", "-i", file, "-f", "f32le", "pipe:1"], { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 });
   const samples = new Float32Array(new Uint8Array(stdout).slice().buffer);
@@ -70,7 +54,7 @@ describe("denoise keeps every channel in its own", () => {
   // A tone in the first and third channels, silence in the others: a remix would move sound into a silent one.
   const layouts: Record<number, string> = { 3: "3.0", 4: "quad" };
   const upload = async (channels: number, codec: string, format: string) => {
-    const file = join(dir, `upload-${channels}-${codec}.${format}`);
+    const file = join(workspace.dir, `upload-${channels}-${codec}.${format}`);
     const graph = `sine=f=440:r=48000:d=0.6,volume=4,pan=${layouts[channels]}|c0=c0|c2=c0`;
     await run(ffmpeg, ["-v", "error", "-filter_complex", graph, "-c:a", codec, "-f", format, file]);
     return readFile(file);
@@ -102,6 +86,6 @@ describe("denoise describes what it stored", () => {
     const { answer, stored } = await denoised(await makeClip(mimeType, { lead: 0.2, tone: 0.5, tail: 0.2, sampleRate }), mimeType);
     const decoded = (await decodeSamples(stored, analysisRate)).length;
     expect(Math.abs(answer.durationMs - (decoded * 1000) / analysisRate)).toBeLessThanOrEqual(1);
-    expect(context.pcm.get(blobKey(appId, answer.cid))!.samples.length).toBe(decoded);
+    expect(workspace.context.pcm.get(blobKey(appId, answer.cid))!.samples.length).toBe(decoded);
   });
 });

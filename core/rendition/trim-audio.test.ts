@@ -1,39 +1,20 @@
 /** trim-audio.ts against real ffmpeg: what it keeps of a clip with no pause, and its Opus encode of a WebM it cannot copy. */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sniffAudioFamily } from "../audio/sniff-audio";
-import { blobKey } from "../blobs/blob-key";
-import { createFsBlobStore } from "../blobs/fs-blob-store";
-import { rawCid } from "../blobs/raw-cid";
 import type { AcceptedMimeType } from "../records/accepted-types";
 import { channelLayout, ffmpeg } from "../../test/support/rendition-fixtures";
-import { createLoudnessCache } from "./loudness-cache";
-import { createPcmCache } from "./pcm-cache";
-import { createRecentEntries } from "./recent-entries";
-import type { RenditionContext } from "./rendition-context";
+import { renditionWorkspace, runOnStored } from "../../test/support/rendition-workspace";
 import { trimAudio } from "./trim-audio";
 
 const run = promisify(execFile);
-const appId = "demo";
-let dir: string;
-let context: RenditionContext;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "trim-audio-test-"));
-  context = { store: createFsBlobStore(join(dir, "blobs")), ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() };
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const workspace = renditionWorkspace("trim-audio-test-");
 
 async function trimmed(bytes: Buffer, mimeType: AcceptedMimeType) {
-  const cid = rawCid(bytes);
-  await context.store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
-  const answer = await trimAudio(context, { appId, cid, mimeType });
-  return { cid, answer, stored: await readFile(join(dir, "blobs", "blobs", appId, answer.cid)) };
+  return runOnStored(workspace, trimAudio, bytes, mimeType);
 }
 
 describe("trim keeps all the sound", () => {
@@ -48,7 +29,7 @@ describe("trim's encode of a WebM it cannot copy", () => {
   it("encodes 4-channel PCM in WebM (MediaRecorder's codecs=pcm) to Opus in quad, each channel in its own", async () => {
     // ffmpeg's webm muxer refuses PCM: the Matroska file is labelled webm, as Chromium writes it. Its PCM has no
     // channel layout, so ffmpeg would guess 4.0, which libopus refuses and which a conversion to quad would remix.
-    const file = join(dir, "pcm.mka");
+    const file = join(workspace.dir, "pcm.mka");
     const silence = (label: string) => `anullsrc=r=48000:cl=mono,atrim=duration=0.5[${label}]`;
     const graph = `${silence("a")};sine=f=440:r=48000:d=0.5,volume=4[b];${silence("c")};[a][b][c]concat=n=3:v=0:a=1,pan=4.0|c0=c0|c2=c0`;
     await run(ffmpeg, ["-v", "error", "-filter_complex", graph, "-c:a", "pcm_f32le", "-f", "matroska", file]);
@@ -60,8 +41,8 @@ describe("trim's encode of a WebM it cannot copy", () => {
     const { answer, stored } = await trimmed(webm, "audio/webm");
     expect(Math.abs(answer.durationMs - 800)).toBeLessThanOrEqual(30);
     expect(await channelLayout(stored)).toBe("quad");
-    await writeFile(join(dir, "trimmed.webm"), stored);
-    const { stdout } = await run(ffmpeg, ["-v", "error", "-i", join(dir, "trimmed.webm"), "-f", "f32le", "pipe:1"], { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 });
+    await writeFile(join(workspace.dir, "trimmed.webm"), stored);
+    const { stdout } = await run(ffmpeg, ["-v", "error", "-i", join(workspace.dir, "trimmed.webm"), "-f", "f32le", "pipe:1"], { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 });
     const samples = new Float32Array(new Uint8Array(stdout).slice().buffer);
     const peaks = [0, 1, 2, 3].map((channel) => samples.reduce((peak, s, i) => (i % 4 === channel ? Math.max(peak, Math.abs(s)) : peak), 0));
     expect(peaks[0]).toBeGreaterThan(0.3);
