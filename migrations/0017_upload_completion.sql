@@ -4,5 +4,4 @@
 -- their window and grace have passed, as before.
 ALTER TABLE uploads
   ADD COLUMN claimed_until timestamptz,
-  ADD COLUMN blob_cid      text,
-  ADD COLUMN duration_ms   integer;
+  ADD COLUMN blob_cid      text;

@@ -117,7 +117,7 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now, 
     // database can be retried, and the copy it made is taken back.
     const { created } = await s3.copy(upload.stagingKey, key, { ifVersion: staged.version });
     await recordOrTakeBack(s3, sql, key, created, { appId, cid: scan.cid, mimeType: upload.mimeType, size: scan.size, durationMs: scan.durationMs });
-    await markUploadCompleted(sql, uploadId, { cid: scan.cid, durationMs: scan.durationMs });
+    await markUploadCompleted(sql, uploadId, scan.cid);
     await s3.delete(upload.stagingKey).catch((error: unknown) => log?.warn("completed upload's staged object not deleted", { uploadId, error: String(error) }));
     return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {

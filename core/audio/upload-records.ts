@@ -49,7 +49,7 @@ interface UploadRow {
   duration_ms: number | null;
 }
 
-const columns = `upload_id, app_id, actor, mime_type, size::integer AS size, staging_key, expires_at, blob_cid, duration_ms`;
+const columns = `upload_id, app_id, actor, mime_type, size::integer AS size, staging_key, expires_at, blob_cid`;
 
 /**
  * Claims the upload for its tenant and actor, on the database's clock: of two racing completions exactly one gets
@@ -64,10 +64,14 @@ export async function claimUpload(sql: Sql, uploadId: string, appId: string, act
           AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
        RETURNING ${columns}
      )
-     SELECT 'claimed' AS state, * FROM claimed
+     SELECT 'claimed' AS state, *, NULL::integer AS duration_ms FROM claimed
      UNION ALL
-     SELECT CASE WHEN blob_cid IS NULL THEN 'busy' ELSE 'completed' END AS state, ${columns} FROM uploads
-      WHERE upload_id = $1 AND app_id = $2 AND actor = $3 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+     -- A completed upload's duration is its blob row's, recorded before the upload was marked.
+     SELECT CASE WHEN u.blob_cid IS NULL THEN 'busy' ELSE 'completed' END AS state,
+            u.upload_id, u.app_id, u.actor, u.mime_type, u.size::integer, u.staging_key, u.expires_at, u.blob_cid, b.duration_ms
+       FROM uploads AS u
+       LEFT JOIN blobs AS b ON b.app_id = u.app_id AND b.cid = u.blob_cid AND b.mime_type = u.mime_type
+      WHERE u.upload_id = $1 AND u.app_id = $2 AND u.actor = $3 AND NOT EXISTS (SELECT 1 FROM claimed)`,
     [uploadId, appId, actor, completionClaimSeconds],
   );
   const row = rows[0];
@@ -91,13 +95,9 @@ export async function releaseUpload(sql: Sql, uploadId: string): Promise<void> {
   await sql.query(`UPDATE uploads SET claimed_until = NULL WHERE upload_id = $1 AND blob_cid IS NULL`, [uploadId]);
 }
 
-/** Records what the completion stored, for the retries of a completion whose answer was lost. */
-export async function markUploadCompleted(sql: Sql, uploadId: string, completed: CompletedUpload): Promise<void> {
-  await sql.query(`UPDATE uploads SET blob_cid = $2, duration_ms = $3, claimed_until = NULL WHERE upload_id = $1`, [
-    uploadId,
-    completed.cid,
-    completed.durationMs,
-  ]);
+/** Records the blob the completion stored, for the retries of a completion whose answer was lost. */
+export async function markUploadCompleted(sql: Sql, uploadId: string, cid: string): Promise<void> {
+  await sql.query(`UPDATE uploads SET blob_cid = $2, claimed_until = NULL WHERE upload_id = $1`, [uploadId, cid]);
 }
 
 /** The upload is over without a blob: its bytes were refused, or it came too late. */
