@@ -33,10 +33,13 @@ export const familyEncodings: Record<AcceptedMimeType, Encoding> = {
  */
 const opusLayouts = ["mono", "stereo", "3.0", "quad", "5.0", "5.1", "6.1", "7.1"];
 
+/** Whether the family encodes with libopus (Ogg and WebM). */
+export const encodesOpus = (mimeType: AcceptedMimeType): boolean => familyEncodings[mimeType].args.includes("libopus");
+
 /** The filter an encode of `channels` in the family ends its filter chain with, where its encoder needs one. */
 export const encoderLayoutFilter = (mimeType: AcceptedMimeType, channels: number): string | undefined => {
   const layout = opusLayouts[channels - 1];
-  return familyEncodings[mimeType].args.includes("libopus") && layout ? `aformat=channel_layouts=${layout}` : undefined;
+  return encodesOpus(mimeType) && layout ? `aformat=channel_layouts=${layout}` : undefined;
 };
 
 /** A family's encoding split into its codec options and its muxer (the `-f <format>` every family's arguments end with). */

@@ -12,7 +12,7 @@ import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-t
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
 import { channelCount } from "./channel-count";
-import { audioOnly, codecAndFormat, encoderLayoutFilter, familyEncodings } from "./family-encoding";
+import { audioOnly, codecAndFormat, encoderLayoutFilter, encodesOpus, familyEncodings } from "./family-encoding";
 import { pcmDurationMs } from "./pcm";
 import { probeLoudness } from "./probe-loudness";
 import type { RenditionContext, RenditionOutput, RenditionSource } from "./rendition-context";
@@ -51,8 +51,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
       const file = join(dir, `encoded.${ext}`);
       // libopus takes only its own layout of each count (family-encoding.ts), so an Opus encode needs the count. A
       // stream with no layout of its own (PCM in WebM) stays unguessed: the filter then labels it rather than remixing.
-      const opus = encoderLayoutFilter(source.mimeType, 1) !== undefined;
-      const layout = opus ? encoderLayoutFilter(source.mimeType, await channelCount(context.ffmpeg, input, context.signal)) : undefined;
+      const layout = encodesOpus(source.mimeType) ? encoderLayoutFilter(source.mimeType, await channelCount(context.ffmpeg, input, context.signal)) : undefined;
       const args = layout ? ["-guess_layout_max", "0", ...cut, "-af", layout] : cut;
       await runFfmpeg(context.ffmpeg, [...args, ...familyEncodings[source.mimeType].args, file], ffmpegRun(context, "trim-encode"));
       return file;
