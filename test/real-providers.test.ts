@@ -93,7 +93,7 @@ describe.each(backends)("real providers end to end on $name", (backend) => {
       words: [{ text: "I'm", startMs: 2300, endMs: 2500, confidence: 819 }, { text: "fine" }, { text: "thanks" }],
       events: [{ text: "(laughter)", startMs: 1700, endMs: 2200 }],
     });
-    expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8, samples_per_pixel: 400, sample_rate: 8000 });
+    expect(view.embed.waveform).toMatchObject({ version: 2, channels: 1, bits: 8, samples_per_pixel: 2400, sample_rate: 48000 });
     expect(Math.abs(view.embed.waveform.length - 46)).toBeLessThanOrEqual(2);
 
     expect(elevenlabs.seen.map((r) => r.path).sort()).toEqual(["/v1/audio-isolation", "/v1/speech-to-text"]);

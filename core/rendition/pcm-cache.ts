@@ -2,15 +2,15 @@
  * Recently decoded PCM by blob, so the stages of one pass (trim, then waveform and render of its output) decode
  * once. Bounded by bytes; least recently used first out. A warm Lambda keeps it between invocations too.
  */
-import type { Pcm } from "./pcm";
+import type { AnalysisPcm } from "./pcm";
 
 export interface PcmCache {
-  get(key: string): Pcm | undefined;
-  set(key: string, pcm: Pcm): void;
+  get(key: string): AnalysisPcm | undefined;
+  set(key: string, pcm: AnalysisPcm): void;
 }
 
 export function createPcmCache(maxBytes = 64 * 1024 * 1024): PcmCache {
-  const entries = new Map<string, Pcm>();
+  const entries = new Map<string, AnalysisPcm>();
   let bytes = 0;
   return {
     get(key) {

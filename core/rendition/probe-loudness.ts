@@ -1,15 +1,15 @@
 /**
  * One decode of a file that measures it as ITU-R BS.1770 / EBU R128 do (ffmpeg's ebur128 with 4× oversampled true
- * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM.
+ * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM and waveform.
  */
 import type { Readable } from "node:stream";
-import { analysisPcmOutput, type Pcm, pcmDurationMs, pcmFromBytes } from "./pcm";
+import { type AnalysisPcm, analysisOutputs, pcmDurationMs } from "./pcm";
 import { type LoudnessReport, parseLoudnessReport } from "./loudness-report";
 import { ffmpegRun, type RenditionContext } from "./rendition-context";
 import { FfmpegError, runFfmpegWithLog } from "./run-ffmpeg";
 
 export interface LoudnessProbe extends LoudnessReport {
-  pcm: Pcm;
+  pcm: AnalysisPcm;
 }
 
 // framelog=verbose keeps ebur128's per-frame lines out of the info log; ashowinfo of the first sample names the
@@ -34,16 +34,18 @@ export async function probeLoudness(
   alsoOutputs: string[] = [],
 ): Promise<LoudnessProbe> {
   const streamed = typeof input !== "string";
-  const args = ["-i", streamed ? "pipe:0" : input, "-filter_complex", graph, ...analysisPcmOutput, ...alsoOutputs];
+  const outputs = analysisOutputs();
+  const args = ["-i", streamed ? "pipe:0" : input, "-filter_complex", graph, ...outputs.args, ...alsoOutputs];
   const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, args, {
     ...ffmpegRun(context, step),
     ...(streamed && { stdin: input }),
     collectStdout: true,
+    onPipe3: outputs.onPipe3,
     logLevel: "info",
   });
   const report = parseLoudnessReport(stderr);
   if (!report) throw new FfmpegError("ffmpeg printed no loudness report", stderr.slice(-2000));
-  const pcm = pcmFromBytes(stdout);
+  const pcm = outputs.read(stdout);
   if (pcmDurationMs(pcm) < shortestRangeMs) report.loudness.rangeLu = null;
   return { ...report, pcm };
 }

@@ -1,6 +1,6 @@
 /**
  * `POST /v1/render`: the mp3 rendition of a blob, stored at its rendition path (`renditions/<appId>/<cid>.mp3`).
- * An mp3 upload is its own rendition (copied, not re-encoded). The same ffmpeg run also writes the analysis PCM when
+ * An mp3 upload is its own rendition (copied, not re-encoded). The same ffmpeg run also writes the analysis PCM and the waveform when
  * no earlier operation left it in the cache, so the duration and a later waveform cost no second decode. A rendition
  * this process already stored (normalize makes its output's beside it) is answered as it is, when the duration is known.
  */
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { renditionKey } from "../blobs/blob-key";
 import { fetchBlob, storeAt } from "./blob-files";
 import { audioOnly, mp3Rendition } from "./family-encoding";
-import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
+import { analysisOutputs, pcmDurationMs } from "./pcm";
 import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
 import { withWorkspace } from "./temp-workspace";
@@ -27,10 +27,12 @@ export function renderMp3(context: RenditionContext, source: RenditionSource): P
     const output = source.mimeType === "audio/mpeg" ? input : join(dir, `rendition.${mp3Rendition.ext}`);
     const args = ["-i", input];
     if (output !== input) args.push(...audioOnly, ...mp3Rendition.args, output);
-    if (!pcm) args.push(...analysisPcmOutput);
+    const analysis = pcm ? undefined : analysisOutputs();
+    if (analysis) args.push(...analysis.args);
     if (args.length > 2) {
-      const stdout = await runFfmpeg(context.ffmpeg, args, { ...ffmpegRun(context, pcm ? "mp3-encode" : "mp3-encode+decode"), collectStdout: !pcm });
-      if (!pcm) context.pcm.set(key, (pcm = pcmFromBytes(stdout)));
+      const step = pcm ? "mp3-encode" : "mp3-encode+decode";
+      const stdout = await runFfmpeg(context.ffmpeg, args, { ...ffmpegRun(context, step), collectStdout: !pcm, onPipe3: analysis?.onPipe3 });
+      if (analysis) context.pcm.set(key, (pcm = analysis.read(stdout)));
     }
     const stored = await storeAt(context.store, renditionKey(key, "mp3"), output, "audio/mpeg");
     return { cid: stored.cid, mimeType: "audio/mpeg", size: stored.size, durationMs: pcmDurationMs(pcm!) };

@@ -275,13 +275,28 @@ describe("waveform", () => {
     const { status, body } = await call("/v1/waveform", { appId, cid, mimeType: "audio/webm" });
     expect(status).toBe(200);
     const waveform = body.data;
-    expect(waveform).toMatchObject({ version: 2, channels: 1, bits: 8, sample_rate: 8000, samples_per_pixel: 400 });
+    expect(waveform).toMatchObject({ version: 2, channels: 1, bits: 8, sample_rate: 48000, samples_per_pixel: 2400 });
     expect(Math.abs(waveform.length - 80)).toBeLessThanOrEqual(2);
     expect(waveform.data).toHaveLength(waveform.length * 2);
     const peak = (i: number) => Math.max(Math.abs(waveform.data[2 * i]), Math.abs(waveform.data[2 * i + 1]));
     // 0.5 full scale is 64 at 8 bits.
     for (const i of [2, 10, 18, 72, 78]) expect(peak(i)).toBeLessThanOrEqual(2);
     for (const i of [25, 40, 55]) expect(peak(i)).toBeGreaterThanOrEqual(55);
+  });
+
+  it("is made at the clip's own sample rate, so sound above 4 kHz shows at its height (a 6 kHz tone as tall as a 440 Hz one)", async () => {
+    const height = async (mimeType: "audio/webm" | "audio/wav", recipe: { frequency: number; sampleRate?: number }) => {
+      const cid = await put(await makeClip(mimeType, { lead: 0, tone: 1, tail: 0, ...recipe }));
+      const { data } = (await call("/v1/waveform", { appId, cid, mimeType })).body;
+      return { rate: data.sample_rate, peak: Math.max(...data.data.slice(4, -4).map(Math.abs)) };
+    };
+    const low = await height("audio/webm", { frequency: 440 });
+    expect(low.peak).toBeGreaterThanOrEqual(55);
+    for (const [mimeType, sampleRate] of [["audio/webm", 48000], ["audio/wav", 44100]] as const) {
+      const high = await height(mimeType, { frequency: 6000, sampleRate });
+      expect(high.rate, mimeType).toBe(sampleRate);
+      expect(Math.abs(high.peak - low.peak), mimeType).toBeLessThanOrEqual(6);
+    }
   });
 });
 

@@ -25,6 +25,8 @@ export interface FfmpegRun {
   maxStdoutBytes?: number;
   /** Stream stdout here instead (another ffmpeg's stdin), with backpressure. */
   stdoutTo?: Writable;
+  /** Each piece ffmpeg writes to `pipe:3` (a second output read as it comes, never collected). */
+  onPipe3?: (chunk: Buffer) => void;
   signal?: AbortSignal;
   /** `info` lets filters print their summaries (ebur128); the default `error` keeps stderr to what went wrong. */
   logLevel?: "error" | "info";
@@ -61,7 +63,7 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
   return new Promise((resolve, reject) => {
     const quiet = ["-hide_banner", "-nostats", ...(options.stdin ? [] : ["-nostdin"]), "-loglevel", options.logLevel ?? "error"];
     const child = spawn(ffmpeg, [...quiet, ...args], {
-      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(options.onPipe3 ? (["pipe"] as const) : [])],
       signal: options.signal,
     });
     const out: Buffer[] = [];
@@ -80,6 +82,19 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
           child.kill("SIGKILL");
         } else out.push(chunk);
       });
+    let pipe3Error: unknown;
+    if (options.onPipe3) {
+      const onPipe3 = options.onPipe3;
+      (child.stdio[3] as Readable).on("data", (chunk: Buffer) => {
+        if (pipe3Error) return;
+        try {
+          onPipe3(chunk);
+        } catch (error) {
+          pipe3Error = error;
+          child.kill("SIGKILL");
+        }
+      });
+    }
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString("utf8")).slice(-stderrLimit);
     });
@@ -103,6 +118,7 @@ export function runFfmpegWithLog(ffmpeg: string, args: string[], options: Ffmpeg
       done();
       record();
       if (overflow) reject(overflow);
+      else if (pipe3Error) reject(pipe3Error);
       else if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
       else reject(new FfmpegError(`ffmpeg exited with ${code ?? signal}`, stderr.trim()));
     });

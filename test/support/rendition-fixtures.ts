@@ -22,6 +22,8 @@ export interface ClipRecipe {
   lead?: number;
   /** Seconds of tone (0: a clip of silence only). */
   tone?: number;
+  /** The tone's frequency in Hz (440 unless said). */
+  frequency?: number;
   /** Seconds of silence after the tone. */
   tail?: number;
   /** White noise at -40 dBFS RMS under everything. */
@@ -33,7 +35,7 @@ export interface ClipRecipe {
   channels?: number;
 }
 
-export function clipFilter({ lead = 1, tone = 2, tail = 1, noise = false, sampleRate = 48000, seed }: ClipRecipe = {}): string {
+export function clipFilter({ lead = 1, tone = 2, frequency = 440, tail = 1, noise = false, sampleRate = 48000, seed }: ClipRecipe = {}): string {
   const r = sampleRate;
   const parts: string[] = [];
   const labels: string[] = [];
@@ -44,7 +46,7 @@ export function clipFilter({ lead = 1, tone = 2, tail = 1, noise = false, sample
   };
   if (lead > 0) add(`anullsrc=r=${r}:cl=mono,atrim=duration=${lead}`);
   // lavfi sine plays at 1/8 of full scale: the tone peaks at half scale.
-  if (tone > 0) add(`sine=f=440:r=${r}:d=${tone},volume=4`);
+  if (tone > 0) add(`sine=f=${frequency}:r=${r}:d=${tone},volume=4`);
   if (tail > 0) add(`anullsrc=r=${r}:cl=mono,atrim=duration=${tail}`);
   const total = lead + tone + tail;
   let graph = `${parts.join(";")};${labels.join("")}concat=n=${labels.length}:v=0:a=1`;
