@@ -47,6 +47,16 @@ const headerValue = (name: string, value: string): string => {
   return String.fromCharCode(...new TextEncoder().encode(value));
 };
 
+/**
+ * The service's rule for a key (1 to 255 printable ASCII characters), checked before sending: a key no header can
+ * carry would otherwise fail inside fetch, look like a network error, and be retried though nothing was sent.
+ */
+const keyRefusal = (key: string): SvcError | undefined => {
+  if (/^[\x20-\x7e]{1,255}$/.test(key)) return undefined;
+  const message = "Idempotency-Key must be 1 to 255 printable ASCII characters";
+  return new SvcError({ status: 400, code: "VALIDATION_ERROR", message, requestId: null, issues: [{ path: ["headers", "Idempotency-Key"], message }] });
+};
+
 export const urlOf = (baseUrl: string, path: string, query: Call["query"] = {}): string => {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
@@ -91,6 +101,8 @@ const pause = async (transport: Transport, ms: number, signal: AbortSignal | und
  * without it.
  */
 export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
+  const refused = call.idempotencyKey === undefined ? undefined : keyRefusal(call.idempotencyKey);
+  if (refused) return Promise.reject(refused);
   const keyed = call.method !== "GET" && call.idempotencyKey === undefined ? { ...call, idempotencyKey: crypto.randomUUID() } : call;
   return withRetries(transport, keyed.signal, () => attempt<T>(transport, who, keyed));
 };

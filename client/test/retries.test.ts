@@ -50,6 +50,18 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(patchKeys[1]).toBe(patchKeys[0]);
   });
 
+  it("a caller's Idempotency-Key outside the service's rule (1 to 255 printable ASCII) is refused before sending, as the service would refuse it: an SvcError 400, never sent, never retried", async () => {
+    const { client } = clientVia();
+    for (const key of ["ключ-1", "a\nb", "", "k".repeat(256)]) {
+      const refused = await client.as(freshActor("badkey")).createPost({ text: "k" }, { idempotencyKey: key }).catch((error: unknown) => error);
+      expect(refused, JSON.stringify(key)).toBeInstanceOf(SvcError);
+      expect(refused).toMatchObject({ status: 400, code: "VALIDATION_ERROR", requestId: null, issues: [{ path: ["headers", "Idempotency-Key"] }] });
+    }
+    expect(proxy.to("POST", "/api/v1/posts")).toHaveLength(0);
+    const { postId } = await client.as(freshActor("goodkey")).createPost({ text: "k" }, { idempotencyKey: "k".repeat(255) });
+    expect(postId).toBeTruthy();
+  });
+
   it("each call makes its own Idempotency-Key", async () => {
     const { client } = clientVia();
     const who = client.as(freshActor());
