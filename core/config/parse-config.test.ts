@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { requiredEnv as base } from "../../test/support/config-env";
 import { ConfigError, parseConfig } from "./parse-config";
+import { checkCustodyDocument } from "../tenancy/custody-document";
 
 const tokenA = "token-for-tenant-a-000000000000000000000";
 const tokenB = "token-for-tenant-b-000000000000000000000";
+const pdsService = (serviceEndpoint: string) => ({ id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint });
 
 function recordingLog() {
   const errors: string[] = [];
@@ -102,6 +104,16 @@ describe("defaults and optional settings", () => {
   it("SVC_PUBLIC_BASE_URL loses its trailing slash", () => {
     expect(parse({ SVC_PUBLIC_BASE_URL: "https://audio.example.com/" }).config.publicBaseUrl).toBe("https://audio.example.com");
     expect(parse({ SVC_PUBLIC_BASE_URL: "http://localhost:3000/svc/" }).config.publicBaseUrl).toBe("http://localhost:3000/svc");
+  });
+
+  it("SVC_PDS_HOST is canonical as custody compares endpoint hosts: lowercase, an IDN in punycode, a written port kept", () => {
+    const pdsHost = (value: string) => parse({ SVC_PDS_HOST: value }).config.pdsHost;
+    expect(pdsHost("Bücher.Example")).toBe("xn--bcher-kva.example");
+    expect(pdsHost("bücher.example:8443")).toBe("xn--bcher-kva.example:8443");
+    expect(pdsHost("PDS.example.com")).toBe("pds.example.com");
+    expect(pdsHost("pds.example.com:80")).toBe("pds.example.com:80");
+    expect(pdsHost("[::1]:3000")).toBe("[::1]:3000");
+    expect(checkCustodyDocument("did:web:t.example", { id: "did:web:t.example", service: [pdsService("https://bücher.example")] }, pdsHost("Bücher.example")!)).toEqual({ ok: true });
   });
 
   it("build identity comes from SVC_GIT_SHA and SVC_DEPLOYED_AT", () => {

@@ -99,13 +99,17 @@ export function parsePdsHost(value: string, fail: Fail): string | undefined {
   const name = "SVC_PDS_HOST";
   const invalid = () => fail(name, `${name} must be a host or host:port, with no scheme or path`);
   if (/[/?#@\\\s]/.test(value)) return invalid();
+  let url: URL;
   try {
-    const url = new URL(`http://${value}`);
+    url = new URL(`http://${value}`);
     if (!url.hostname) return invalid();
   } catch {
     return invalid();
   }
-  return value.toLowerCase();
+  // Canonical as custody compares endpoints (url.hostname: lowercase, an IDN in punycode). A port written stays, even
+  // http's 80 that url.host would drop: with no port, any port matches (core/tenancy/custody-document.ts).
+  const port = /:(\d+)$/.exec(value)?.[1];
+  return port === undefined ? url.hostname : `${url.hostname}:${Number(port)}`;
 }
 
 

@@ -63,6 +63,30 @@ describe.each(backends)("custody proofs shared through the database ($name)", (b
     await expect(coldStart().prove({ appId: "a3", did })).rejects.toEqual(unavailable);
   });
 
+  it("a revoked proof is not kept by another running process through an outage", async () => {
+    const [a, b] = [coldStart(), coldStart()];
+    serving = { doc: documentOf(`https://${pdsHost}`) };
+    await a.prove({ appId: "a5", did });
+    await b.prove({ appId: "a5", did });
+    clock += proofFreshMs + 1;
+    serving = { doc: documentOf("https://elsewhere.example.test") };
+    await expect(a.prove({ appId: "a5", did })).rejects.toEqual(unavailable);
+    serving = "down";
+    await expect(b.prove({ appId: "a5", did })).rejects.toEqual(unavailable);
+  });
+
+  it("through an outage a running process keeps its proof while the stored proof stands", async () => {
+    const [a, b] = [coldStart(), coldStart()];
+    serving = { doc: documentOf(`https://${pdsHost}`) };
+    await a.prove({ appId: "a6", did });
+    await b.prove({ appId: "a6", did });
+    serving = "down";
+    clock += proofGraceMs - hour;
+    await expect(b.prove({ appId: "a6", did })).resolves.toBeUndefined();
+    clock += hour;
+    await expect(b.prove({ appId: "a6", did })).rejects.toEqual(unavailable);
+  });
+
   it("a proof stored for another DID of the tenant does not hold for this one", async () => {
     serving = { doc: documentOf(`https://${pdsHost}`) };
     await coldStart().prove({ appId: "a4", did });

@@ -196,6 +196,29 @@ describe("custody proof", () => {
     expect(errors[0]!.extra).toMatchObject({ appId: "outage", reason: expect.stringContaining("503") });
   });
 
+  it("through an outage a shared proof store that fails is treated as absent: the proof this process holds stays", async () => {
+    serveDoc("storedown", [pdsService()]);
+    const c = clock();
+    let storeUp = true;
+    const store = async () => {
+      if (!storeUp) throw new Error("database unreachable");
+    };
+    const warnings: string[] = [];
+    const custody = createCustody({
+      pdsHost,
+      now: c.now,
+      proofs: { load: async () => (await store(), undefined), save: store, revoke: store },
+      log: { error() {}, warn: (msg) => void warnings.push(msg), info() {} },
+    });
+    const prove = () => custody.prove({ appId: "storedown", did: didFor("storedown") });
+    await prove();
+    storeUp = false;
+    routes.set(pathFor("storedown"), json({ error: "down" }, 503));
+    c.advance(2 * hour);
+    await expect(prove()).resolves.toBeUndefined();
+    expect(warnings).toContain("custody proof store: load failed");
+  });
+
   it("a timeout counts as unreachable, so the last good proof holds", async () => {
     serveDoc("slow", [pdsService()]);
     const c = clock();

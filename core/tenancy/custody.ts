@@ -112,13 +112,27 @@ export function createCustody(opts: CustodyOptions): Custody {
     return check.ok ? check : { ...check, reachable: true };
   }
 
+  /**
+   * The proof an outage keeps. Another process may have seen the document revoke it (and deleted the stored row), so
+   * the shared row must still be there for this DID; the earlier of the two proofs starts the grace.
+   */
+  async function keptThroughOutage(appId: string, did: string, kept: number | null): Promise<number | null> {
+    if (!opts.proofs) return kept;
+    let result = kept;
+    await shared("load", async () => {
+      const stored = await opts.proofs!.load(appId);
+      result = stored?.did !== did ? null : kept === null ? stored.provenAt : Math.min(kept, stored.provenAt);
+    });
+    return result;
+  }
+
   async function refresh(appId: string, did: string): Promise<void> {
     const startedAt = now();
     const previous = entries.get(appId);
     const check = await fetchAndCheck(did);
     const kept = previous && previous.did === did ? previous.provenAt : null;
     // A reachable document that fails the check revokes at once; an outage keeps the last good proof (prove() applies the grace).
-    const provenAt = check.ok ? startedAt : check.reachable ? null : kept;
+    const provenAt = check.ok ? startedAt : check.reachable ? null : await keptThroughOutage(appId, did, kept);
     entries.set(appId, { did, provenAt, attemptedAt: startedAt });
     if (opts.proofs && check.ok) await shared("save", () => opts.proofs!.save(appId, did, startedAt));
     if (opts.proofs && !check.ok && check.reachable) await shared("revoke", () => opts.proofs!.revoke(appId));
