@@ -36,6 +36,7 @@ const impl = implement(route, async (call) => ({
     idempotency: call.idempotency,
     enrichment: call.deps.enrichment,
     log: call.log,
+    requestId: call.requestId,
   }),
 }));
 

@@ -58,7 +58,7 @@ const impl = implement(route, async (call) => {
     throw new DomainError("VALIDATION_ERROR", "the post has no audio to process", [{ path: ["params", "postId"], message: "post has no audio" }]);
   }
   try {
-    await enrichment.afterRequest({ appId, postId }, result, call.log);
+    await enrichment.afterRequest({ appId, postId }, result, call.log, call.requestId);
   } catch (error) {
     // The request is stored: its stages stay pending and the next sweep dispatches them, as after a create. A 503
     // would say it failed, and its retry could change nothing.

@@ -17,6 +17,11 @@ import { signPlaybackUrl } from "./playback-url";
 import { rawCid } from "../blobs/raw-cid";
 import type { DomainError } from "../domain-error";
 import { errorStatus } from "../http/errors";
+import { errorResponse } from "../http/pipeline";
+import { runInvocation } from "../invocation/run-invocation";
+import { ProviderError } from "../providers/provider-port";
+import type { RenditionBuilder } from "../providers/rendition-builder";
+import { logRecorder } from "../../test/support/log-recorder";
 
 const secret = "playback-signing-key-at-least-32-characters";
 const appId = "alpha";
@@ -259,5 +264,69 @@ describe("playback from the S3 store", () => {
     expect(response.status).toBe(302);
     expect(response.headers).toMatchObject({ ETag: `"${s.cid}.mp3"`, "Cache-Control": "private, max-age=3540" });
     await expectNotModified(s, `"${s.cid}.mp3"`, (q) => q.set("format", "mp3"));
+  });
+});
+
+describe("a rendition-service outage during playback", () => {
+  let dir: string;
+  let s: Setup;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "play-outage-"));
+    s = await setUp(createFsBlobStore(dir));
+  });
+  afterAll(async () => {
+    await s.db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a rendition-service outage is logged once as dependency `rendition` unavailable and once available again, each miss answered the generic 503", async () => {
+    const { logger, lines } = logRecorder();
+    const failures = [
+      new ProviderError("retry", "rendition render: HTTP 503"),
+      new ProviderError("retry", "rendition render: network error", "provider_error", { cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) }),
+    ];
+    const mp3 = (await audioFixture("audio/mpeg")).bytes;
+    const renditions: RenditionBuilder = {
+      async buildMp3() {
+        const failure = failures.shift();
+        if (failure) throw failure;
+        await s.store.writeAtomic(renditionKey(s.key, "mp3"), Readable.from([mp3]));
+      },
+    };
+    // As the route pipeline runs a request: one invocation, its failure answered through `failed`.
+    const request = () =>
+      runInvocation({ name: "get-audio", deps: { logger, sql: s.db.sql }, message: "request" }, async (invocation) => {
+        const query = new URL(s.url).searchParams;
+        query.set("format", "mp3");
+        let response: HttpResponse;
+        try {
+          response = await playAudio({ store: s.store, sql: invocation.sql, secret, query, method: "GET", now: later(60), renditions });
+        } catch (error) {
+          response = errorResponse(invocation.failed(error), invocation.requestId);
+        }
+        invocation.annotate({ status: response.status });
+        return response;
+      });
+    const down = [await request(), await request()];
+    for (const response of down) {
+      expect(response.status).toBe(503);
+      expect(JSON.parse(String(response.body)).error).toEqual({ code: "SERVICE_UNAVAILABLE", message: "a dependency is unavailable; retry later" });
+    }
+    const back = await request();
+    expect(back.status).toBe(200);
+    (back.body as Readable).destroy();
+
+    const outage = lines.filter((line) => line.message !== "request");
+    expect(outage.map(({ level, message, fields }) => ({ level, message, dependency: fields.dependency }))).toEqual([
+      { level: "warn", message: "dependency unavailable", dependency: "rendition" },
+      { level: "warn", message: "dependency available again", dependency: "rendition" },
+    ]);
+    expect(outage[0]!.fields.reason).toBe("rendition render: HTTP 503");
+    expect(outage[1]!.fields.failedRequests).toBe(2);
+    expect(lines.filter((line) => line.message === "request").map((line) => [line.fields.status, line.fields.errorCode])).toEqual([
+      [503, "SERVICE_UNAVAILABLE"],
+      [503, "SERVICE_UNAVAILABLE"],
+      [200, undefined],
+    ]);
   });
 });

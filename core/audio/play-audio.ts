@@ -3,6 +3,7 @@ import { renditionKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import { DomainError, validationError } from "../domain-error";
 import type { HttpResponse } from "../http-message/http-message";
+import { DependencyUnavailableError } from "../invocation/dependency-unavailable";
 import { ProviderError } from "../providers/provider-port";
 import type { Sql } from "../sql/port";
 import { isAcceptedMimeType } from "../records/accepted-types";
@@ -62,9 +63,9 @@ async function buildRendition(renditions: RenditionBuilder, source: Parameters<R
   try {
     await renditions.buildMp3(source);
   } catch (error) {
-    if (error instanceof ProviderError && error.disposition === "retry") {
-      throw new DomainError("SERVICE_UNAVAILABLE", "the rendition service is unavailable; try again later");
-    }
+    // Unreachable, failing or slow (a reset, a 5xx, a timeout): an outage of the rendition service, which the
+    // invocation logs once per outage (docs/operations.md#where-to-look) and answers 503 SERVICE_UNAVAILABLE.
+    if (error instanceof ProviderError && error.disposition === "retry") throw new DependencyUnavailableError("rendition", error);
     throw error;
   }
 }

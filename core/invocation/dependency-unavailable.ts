@@ -48,6 +48,7 @@ const unavailableMessage =
 
 export const isDependencyUnavailable = (error: unknown): boolean => {
   for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DependencyUnavailableError) return true;
     const { code, name, message, $fault } = e as { code?: unknown; name?: unknown; message?: unknown; $fault?: unknown };
     if (typeof code === "string" && (socketCodes.has(code) || postgresUnavailable.test(code))) return true;
     if (typeof name === "string" && awsUnavailable.has(name)) return true;
@@ -63,6 +64,18 @@ const tags = new WeakMap<object, string>();
 export const tagDependency = (error: unknown, dependency: string): void => {
   if (error && typeof error === "object" && !tags.has(error)) tags.set(error, dependency);
 };
+
+/**
+ * An outage a port recognised in its own terms (a service answering 5xx or timing out), which no generic rule above
+ * would: named, so the invocation logs it once per outage as that dependency's, with its cause's message.
+ */
+export class DependencyUnavailableError extends Error {
+  constructor(dependency: string, cause: Error) {
+    super(cause.message, { cause });
+    this.name = "DependencyUnavailableError";
+    tagDependency(this, dependency);
+  }
+}
 
 /** The dependency an unavailable error names: its tag, else the address a socket error carries, else "unknown". */
 export const dependencyOf = (error: unknown): string => {

@@ -25,6 +25,8 @@ export interface CreatePostInput {
   idempotency?: IdempotencyClaim;
   enrichment: Enrichment;
   log: Logger;
+  /** The request's id: an inline pass runs under it. */
+  requestId?: string;
 }
 
 /** Writes a prompt or a reply after checking its references against stored state and the reply gate. */
@@ -75,7 +77,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     );
     if (inserted) {
       try {
-        await input.enrichment.afterRequest({ appId, postId: rkey }, inserted, input.log);
+        await input.enrichment.afterRequest({ appId, postId: rkey }, inserted, input.log, input.requestId);
       } catch (error) {
         // The post and its answer are stored: the next sweep dispatches its pending stages again.
         input.log.error("processing job not dispatched; the sweep retries it", { appId, postId: rkey, error: String(error) });

@@ -10,8 +10,11 @@ export type DispatchMode = "inline" | "sqs" | "tasks" | "off";
 
 export interface Dispatcher {
   readonly mode: DispatchMode;
-  /** Queues the job; throws when it could not be queued (the caller answers 503 so the client retries). */
-  dispatch(job: Job): Promise<void>;
+  /**
+   * Queues the job; throws when it could not be queued (the caller answers 503 so the client retries). `from` names
+   * the request that dispatched it: inline dispatch runs the pass inside it, under its id.
+   */
+  dispatch(job: Job, from?: { requestId?: string }): Promise<void>;
 }
 
 export const dispatchMode = (config: Config): DispatchMode => {

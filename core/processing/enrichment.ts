@@ -21,7 +21,8 @@ export interface Enrichment {
   plan(appId: string, stages: readonly Stage[], log: Pick<Logger, "error">): StageDecision[];
   /** Whether settles of this tenant write webhook events. */
   webhooks(appId: string): boolean;
-  afterRequest(job: Job, result: { pending: boolean; events: ClaimedEvent[] }, log: Logger): Promise<void>;
+  /** `requestId`: the request's, for the inline pass it may run (its lines carry the request's id). */
+  afterRequest(job: Job, result: { pending: boolean; events: ClaimedEvent[] }, log: Logger, requestId?: string): Promise<void>;
   /** Resolves when background work started so far (deliveries, inline retries) has finished. */
   drain(): Promise<void>;
 }
@@ -53,10 +54,10 @@ export const createEnrichment = (opts: {
     dispatcher,
     plan: (appId, stages, log) => planStages(stages, appId, config, dispatcher.mode !== "off", log, opts.providers),
     webhooks: (appId) => config.processing.webhooks.has(appId),
-    async afterRequest(job, result, log) {
+    async afterRequest(job, result, log, requestId) {
       // The events are in the outbox already; a slow receiver must not hold the response (the sweep backs this up).
       if (result.events.length) track(deliverEvents({ sql, webhooks: config.processing.webhooks, retry: config.processing.webhookRetry, log, delivery: opts.delivery }, result.events));
-      if (result.pending) await dispatcher.dispatch(job);
+      if (result.pending) await dispatcher.dispatch(job, { requestId });
     },
     async drain() {
       while (background.size) await Promise.allSettled([...background]);

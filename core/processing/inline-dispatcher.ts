@@ -9,12 +9,13 @@ import { mustRetry, retryPolicy, type RetryPolicy } from "./retry-policy";
 import type { Worker } from "./worker";
 
 export const createInlineDispatcher = (worker: Worker, track: (work: Promise<unknown>) => void, policy: RetryPolicy = retryPolicy): Dispatcher => {
-  const run = async (job: Job, attempt: number): Promise<void> => {
-    const outcome = await worker.runJob(job, { attempt, maxAttempts: policy.maxAttempts });
+  const run = async (job: Job, attempt: number, requestId?: string): Promise<void> => {
+    const outcome = await worker.runJob(job, { attempt, maxAttempts: policy.maxAttempts, ...(requestId !== undefined && { requestId }) });
     if (!mustRetry(outcome) || attempt >= policy.maxAttempts) return;
     const later = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        // A failed attempt was logged by its invocation; the next one, if any, is up to the sweep.
+        // A failed attempt was logged by its invocation; the next one, if any, is up to the sweep. A retry runs after
+        // the request answered, so it is no line of that request: it gets an id of its own.
         run(job, attempt + 1).catch(() => undefined).finally(resolve);
       }, policy.delayMs(attempt));
       timer.unref?.();
@@ -23,6 +24,7 @@ export const createInlineDispatcher = (worker: Worker, track: (work: Promise<unk
   };
   return {
     mode: "inline",
-    dispatch: (job) => run(job, 1),
+    // The first attempt runs inside the request that dispatched it, so its lines carry that request's id.
+    dispatch: (job, from) => run(job, 1, from?.requestId),
   };
 };

@@ -15,6 +15,11 @@ export interface JobAttempt {
   maxAttempts: number;
   /** Epoch ms by which the pass must stop (a Lambda's remaining time). */
   deadline?: number;
+  /**
+   * The id of the request the pass runs inside (inline dispatch, the system route), so its lines carry the request's
+   * id (CONTRACT §2); a job of its own (a queue delivery, a background retry) gets a fresh one.
+   */
+  requestId?: string;
 }
 
 /**
@@ -33,8 +38,8 @@ export interface Worker {
 const maxReruns = 2;
 
 export const createWorker = (deps: PassDeps): Worker => ({
-  runJob: (job, { attempt, maxAttempts, deadline }) =>
-    runInvocation({ name: "run-job", deps: { logger: deps.log, sql: deps.sql }, fields: { ...job, attempt } }, async ({ sql, log, annotate }) => {
+  runJob: (job, { attempt, maxAttempts, deadline, requestId }) =>
+    runInvocation({ name: "run-job", deps: { logger: deps.log, sql: deps.sql }, requestId, fields: { ...job, attempt } }, async ({ sql, log, annotate }) => {
       const options = { finalAttempt: attempt >= maxAttempts, annotate, ...(deadline !== undefined && { deadline }) };
       let outcome = await runPass({ ...deps, sql, log }, job, options);
       // A stage requested after the pass last looked, whose job met the lease and was done, is this pass's to run:

@@ -115,6 +115,15 @@ describe("rendition adapters", () => {
     expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).disposition).toBe(disposition);
   });
 
+  it("an upstream error code goes into the (logged) message only when it is a code, never an echo of the request's headers", async () => {
+    answer = () => ({ status: 502, body: { success: false, error: { code: "RENDER_FAILED", message: "m" } } });
+    expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).message).toBe("rendition trim: HTTP 502 RENDER_FAILED");
+    for (const code of [`Authorization: Bearer ${token}`, "A".repeat(41), "lower_case", ""]) {
+      answer = () => ({ status: 502, body: { success: false, error: { code, message: "m" } } });
+      expect((await failure(createRenditionTrimmer(client()).trim(audio, call()))).message).toBe("rendition trim: HTTP 502");
+    }
+  });
+
   it("a redirect is not followed and fails", async () => {
     answer = () => ({ status: 307, headers: { Location: `${base}/v1/trim-elsewhere` } });
     const before = seen.length;

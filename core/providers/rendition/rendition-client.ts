@@ -68,7 +68,10 @@ export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch
       }
       if (response.status >= 300 && response.status < 400) throw new ProviderError("fail", `rendition ${operation}: unexpected redirect ${response.status}`);
       if (!response.ok) {
-        const detail = typeof body?.error?.code === "string" ? ` ${body.error.code}` : "";
+        // Only a code of the envelope's shape: the message is logged, and a proxy's error page or echo could
+        // carry anything, the Authorization header included.
+        const code = body?.error?.code;
+        const detail = typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? ` ${code}` : "";
         throw new ProviderError(retryable(response.status) ? "retry" : "fail", `rendition ${operation}: HTTP ${response.status}${detail}`);
       }
       if (cutShort) throw cutShort;

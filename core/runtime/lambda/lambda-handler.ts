@@ -3,8 +3,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Deps } from "../../deps";
 import { DomainError } from "../../domain-error";
 import { hasMalformedPercentEscape } from "../../http-message/percent-encoding";
+import { errorStatus } from "../../http/errors";
 import { createRouteHandler, errorResponse, sentRequestId } from "../../http/pipeline";
-import { createLogger } from "../../observability/logger";
+import { createLogger, invocationLogger, type Logger } from "../../observability/logger";
 import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
 import { fromApiGatewayEvent, toApiGatewayResult } from "./api-gateway";
@@ -17,19 +18,30 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Contex
  * tries again on its next call: kept, the failure would answer every later call of that container the same way.
  */
 export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGatewayHandler => {
-  let handle: Promise<ReturnType<typeof createRouteHandler>> | undefined;
+  let handle: Promise<{ route: ReturnType<typeof createRouteHandler>; logger: Logger }> | undefined;
+  const build = async () => {
+    const building = (handle ??= deps().then((d) => ({ route: createRouteHandler(impl, d), logger: d.logger })));
+    try {
+      return await building;
+    } catch (error) {
+      if (handle === building) handle = undefined;
+      throw error;
+    }
+  };
   return async (event, context) => {
     // API Gateway passes such a target through; the Node host refuses it before any route, and so does this.
     if (hasMalformedPercentEscape(event.rawPath) || hasMalformedPercentEscape(event.rawQueryString ?? "")) {
       const requestId = sentRequestId(event.headers?.["x-request-id"]) ?? randomUUID();
-      return toApiGatewayResult(errorResponse(new DomainError("VALIDATION_ERROR", "malformed request target"), requestId));
+      const failure = new DomainError("VALIDATION_ERROR", "malformed request target");
+      // Logged at the container's level when its ports are built (they are for every other call), else at info.
+      const logger = await build().then((built) => built.logger, () => refusalLogger());
+      logRefusedRequest(logger, requestId, event, failure);
+      return toApiGatewayResult(errorResponse(failure, requestId));
     }
-    const building = (handle ??= deps().then((d) => createRouteHandler(impl, d)));
     let route;
     try {
-      route = await building;
+      ({ route } = await build());
     } catch (error) {
-      if (handle === building) handle = undefined;
       return couldNotStart(error, sentRequestId(event.headers?.["x-request-id"]) ?? randomUUID());
     }
     const response = await route(fromApiGatewayEvent(event), context);
@@ -42,3 +54,23 @@ const couldNotStart = (error: unknown, requestId: string): Promise<APIGatewayPro
   createLogger("error").error("the function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
   return toApiGatewayResult(errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId));
 };
+
+/**
+ * The one `request` line of a request answered before any route (a malformed target, an unknown path), as a routed
+ * request's (core/http/pipeline.ts): its request id, method, path, status and errorCode; never a header value.
+ */
+export const logRefusedRequest = (logger: Logger, requestId: string, event: APIGatewayProxyEventV2, failure: DomainError): void =>
+  invocationLogger(logger, requestId).info("request", {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    status: errorStatus[failure.code],
+    errorCode: failure.code,
+  });
+
+let containerLogger: Logger | undefined;
+
+/**
+ * The container's logger where no ports are (not-found, which has no configuration) or they could not be built: at
+ * info, the deployed level, so the request line is written. Made once per container: a Powertools logger is costly.
+ */
+export const refusalLogger = (): Logger => (containerLogger ??= createLogger("info"));

@@ -11,7 +11,7 @@ import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
 import type { HttpRequest, HttpResponse } from "../../http-message/http-message";
 import { maxUploadBytes } from "../../records/accepted-types";
-import type { Logger } from "../../observability/logger";
+import { invocationLogger, type Logger } from "../../observability/logger";
 import { localDidDocument } from "./local-did-document";
 import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
@@ -28,6 +28,14 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
   const floor: BodyRateFloor = { minBytesPerSecond: bodyMinBytesPerSecond, windowMs: bodyRateWindowMs };
   const noFloor: BodyRateFloor = { ...floor, minBytesPerSecond: 0 };
 
+  /** An answer the host gives itself, before any route: the envelope, and the request's one log line. */
+  const refuse = (error: DomainError, incoming: IncomingMessage, path: string | undefined): HttpResponse => {
+    const requestId = requestIdOf(incoming);
+    const response = errorResponse(error, requestId);
+    logHostAnswer(deps.logger, requestId, { method: (incoming.method ?? "GET").toUpperCase(), path, status: response.status, errorCode: error.code });
+    return response;
+  };
+
   const serve = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const method = (incoming.method ?? "GET").toUpperCase();
     let response: HttpResponse;
@@ -37,27 +45,33 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
       const found = target && match(method, target.pathname);
       const repeated = repeatedIdentityHeader(incoming);
       if (!target) {
-        response = withRequestId(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming);
+        response = refuse(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming, originFormPath(incoming.url));
       } else if (incoming.httpVersion === "1.0" && incoming.headers["transfer-encoding"] !== undefined) {
         // RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding, so the framing is faulty; the connection closes after
         // the answer, so nothing a proxy framed otherwise is read as the next request.
-        response = withRequestId(validationError("Transfer-Encoding is not HTTP/1.0", [{ path: ["headers", "transfer-encoding"], message: "not in HTTP/1.0" }]), incoming);
+        response = refuse(validationError("Transfer-Encoding is not HTTP/1.0", [{ path: ["headers", "transfer-encoding"], message: "not in HTTP/1.0" }]), incoming, target.pathname);
         response.headers.Connection = "close";
       } else if (incoming.httpVersion === "1.1" && incoming.headers.host === undefined) {
         // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without Host, with more than one, or with
         // a Host that is no host.
-        response = withRequestId(validationError("the Host header is required", [{ path: ["headers", "host"], message: "Required" }]), incoming);
+        response = refuse(validationError("the Host header is required", [{ path: ["headers", "host"], message: "Required" }]), incoming, target.pathname);
       } else if ((incoming.headersDistinct.host?.length ?? 0) > 1 || !validHost(incoming.headers.host)) {
-        response = withRequestId(validationError("the Host header must be one host[:port]", [{ path: ["headers", "host"], message: "one host[:port]" }]), incoming);
+        response = refuse(validationError("the Host header must be one host[:port]", [{ path: ["headers", "host"], message: "one host[:port]" }]), incoming, target.pathname);
       } else if (repeated) {
-        response = withRequestId(validationError(`${repeated} was sent more than once`, [{ path: ["headers", repeated], message: "sent more than once" }]), incoming);
+        response = refuse(validationError(`${repeated} was sent more than once`, [{ path: ["headers", repeated], message: "sent more than once" }]), incoming, target.pathname);
       } else if (found) {
         // Uploads only: every other body is small and answered 503 at the request deadline anyway.
         request = toHttpRequest(incoming, target, found.params, found.route.body?.kind === "multipart" ? floor : noFloor);
         response = await handlers.get(found.route)!(request);
       } else {
         const did = localDidDocument(deps.config, method, target.pathname, incoming.headers.host);
-        response = did ? { ...did, headers: { ...did.headers, "X-Request-ID": requestIdOf(incoming) } } : withRequestId(new DomainError("NOT_FOUND", "no such route"), incoming);
+        if (did) {
+          const requestId = requestIdOf(incoming);
+          response = { ...did, headers: { ...did.headers, "X-Request-ID": requestId } };
+          logHostAnswer(deps.logger, requestId, { method, path: target.pathname, status: response.status });
+        } else {
+          response = refuse(new DomainError("NOT_FOUND", "no such route"), incoming, target.pathname);
+        }
       }
     } catch (error) {
       // Route handlers answer their own failures; this is the host itself failing (reading the request).
@@ -87,7 +101,8 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
   server.on("checkExpectation", answer);
   // CONNECT names no route of ours: answered in the envelope, not with a dropped socket.
   server.on("connect", (incoming: IncomingMessage, socket: Duplex) => {
-    const response = withRequestId(new DomainError("NOT_FOUND", "no such route"), incoming);
+    // Its target is an authority (host:port), logged as the path, without any userinfo a client put before it.
+    const response = refuse(new DomainError("NOT_FOUND", "no such route"), incoming, incoming.url?.replace(/^.*@/, "").slice(0, 1024));
     socket.end(rawResponse(response.status, String(response.body), response.headers["X-Request-ID"]!));
   });
   // A connection that sends nothing for this long is cut off; a stalled upload's stream then fails and its staging
@@ -195,8 +210,16 @@ const finishUnreadBody = (incoming: IncomingMessage, response: HttpResponse, too
 const utf8HeaderValue = (value: string): string =>
   /[^\x00-\x7f]/.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
 
-/** An answer the host gives itself, outside any route: still the envelope with its request id (the client's, if it sent one). */
-const withRequestId = (error: DomainError, incoming?: IncomingMessage): HttpResponse => errorResponse(error, requestIdOf(incoming));
+/**
+ * The one `request` line of a request the host answers itself, as a routed request's (core/http/pipeline.ts): its
+ * request id, method, path, status and errorCode; never a header value.
+ */
+const logHostAnswer = (logger: Logger, requestId: string, fields: { method: string; path: string | undefined; status: number; errorCode?: string }) =>
+  invocationLogger(logger, requestId).info("request", fields);
+
+/** The path of a target that did not parse, when it is origin-form (`/...`): an absolute-form one may carry credentials. */
+const originFormPath = (target: string | undefined): string | undefined =>
+  target?.startsWith("/") ? target.split("?", 1)[0]!.slice(0, 1024) : undefined;
 
 /** The client's request id when it sent a UUID, else a fresh one. */
 const requestIdOf = (incoming?: IncomingMessage): string => {
