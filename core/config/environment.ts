@@ -16,4 +16,5 @@ export const localEnvPath = path.resolve(import.meta.dirname, "../../local.env")
  * fails on it) rather than filled with a published development secret.
  */
 export const localEnvironment = (env: NodeJS.ProcessEnv = process.env, file = localEnvPath): NodeJS.ProcessEnv =>
-  env.NODE_ENV === "production" ? env : loadEnvFile(file, env);
+  // Trimmed as the variable table reads it: "production " is production there, so it must not load the file here.
+  env.NODE_ENV?.trim() === "production" ? env : loadEnvFile(file, env);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { localEnvironment } from "./environment";
 import { loadEnvFile, parseEnvFile } from "./load-env-file";
+import { readVariables } from "./read-variables";
 
 const dir = mkdtempSync(join(tmpdir(), "env-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,4 +65,13 @@ describe("localEnvironment", () => {
   it("with NODE_ENV=production reads no local.env: an unset token stays unset rather than becoming the published demo token", () => {
     expect(localEnvironment({ NODE_ENV: "production", PORT: "4000" }, file)).toEqual({ NODE_ENV: "production", PORT: "4000" });
   });
+
+  it.each(["production ", " production", "\tproduction\n"])(
+    "a NODE_ENV the configuration reads as production (%j, spaces around it) reads no local.env either",
+    (nodeEnv) => {
+      const env = { NODE_ENV: nodeEnv, PORT: "4000" };
+      expect(readVariables(env, () => undefined)("NODE_ENV")).toBe("production");
+      expect(localEnvironment({ ...env }, file)).toEqual(env);
+    },
+  );
 });

@@ -49,7 +49,7 @@ export interface ProcessingConfig {
   inline: boolean;
   /** Deployment defaults (SVC_TRANSCRIBER, SVC_DENOISER, SVC_TRIMMER, SVC_NORMALIZER, SVC_WAVEFORM). */
   defaults: Partial<Record<Stage, ProviderValue>>;
-  /** Tenant pins (SVC_APP_TRANSCRIBERS, ...), appId -> value; malformed entries already dropped. */
+  /** Tenant pins (SVC_APP_TRANSCRIBERS, ...), appId -> value; entries not appId:value already dropped. */
   tenantPins: Record<Stage, ReadonlyMap<string, ProviderValue>>;
   /** SVC_APP_STT_MODELS: appId -> transcription model. */
   tenantSttModels: ReadonlyMap<string, string>;
@@ -135,11 +135,18 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
   const tenantPins = {} as Record<Stage, Map<string, ProviderValue>>;
   for (const stage of stageOrder) {
     const name = processingVariables.pins[stage];
-    const list = parseAppList(name, read(name), (v) => (parseProviderValue(v) ? undefined : `not provider or provider:model (a model of at most ${maxModelLength} characters)`), log);
-    tenantPins[stage] = new Map([...list].map(([appId, v]) => {
-      const value = parseProviderValue(v)!;
-      if (value.model && stage !== "transcribe") log.warn(`${name}: tenant "${appId}" pins a model, but ${stage} has no models; ignored`, { variable: name, appId });
-      return [appId, value];
+    // Only an entry that is not appId:value is dropped. A well-formed entry whose value names no provider is kept as
+    // the default's is: that tenant's stage is misconfigured, rather than falling back to another provider.
+    const list = parseAppList(name, read(name), () => undefined, log);
+    tenantPins[stage] = new Map([...list].map(([appId, raw]) => {
+      const value = parseProviderValue(raw);
+      if (!value) {
+        log.error(`${name}: tenant "${appId}" is not provider or provider:model (a model of at most ${maxModelLength} characters); ${stage} is unavailable for it`, {
+          variable: name,
+          appId,
+        });
+      } else if (value.model && stage !== "transcribe") log.warn(`${name}: tenant "${appId}" pins a model, but ${stage} has no models; ignored`, { variable: name, appId });
+      return [appId, value ?? { provider: raw }];
     }));
   }
   const tenantSttModels = parseAppList(

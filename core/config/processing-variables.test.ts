@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { requiredEnv } from "../../test/support/config-env";
+import { selectProvider } from "../providers/select-provider";
+import { parseConfig } from "./parse-config";
 import { parseProcessingConfig, processingVariables } from "./processing-config";
 import { readVariables } from "./read-variables";
 import { configVariables } from "./variables";
@@ -50,7 +53,8 @@ describe("processing variables", () => {
     expect(config.tenantSttModels.has("alpha")).toBe(false);
     expect(config.tenantSttModels.get("beta")).toHaveLength(128);
     expect(config.defaults.transcribe).toEqual({ provider: `elevenlabs:${long}` });
-    expect(config.tenantPins.transcribe.has("alpha")).toBe(false);
+    // Kept as the default is: a well-formed entry naming no provider makes that tenant's stage misconfigured.
+    expect(config.tenantPins.transcribe.get("alpha")).toEqual({ provider: `elevenlabs:${long}` });
     expect(errors).toHaveLength(3);
     expect(errors.every((message) => message.includes("128"))).toBe(true);
     for (const name of ["SVC_PLATFORM_STT_MODEL", "ELEVENLABS_STT_MODEL"]) {
@@ -59,6 +63,26 @@ describe("processing variables", () => {
       expect(problems.filter((problem) => problem.startsWith(`${name}:`)), name).toEqual([expect.stringContaining("at most 128 characters")]);
     }
   });
+
+  it.each([
+    ["aws_transcribe", "aws_transcribe"],
+    ["ElevenLabs", "ElevenLabs"],
+    ["Eleven Labs", "Eleven Labs"],
+    ["stub:<a 129-character model>", `stub:${"m".repeat(129)}`],
+  ])(
+    "a well-formed tenant pin naming an unknown provider (%s) is provider_misconfigured for that tenant only, logged at error level, with no fallback to the deployment default",
+    (_label, value) => {
+      const errors: string[] = [];
+      const log = { warn: () => {}, error: (message: string) => void errors.push(message) };
+      const env = { ...requiredEnv, ELEVENLABS_API_KEY: "xi-key", SVC_TRANSCRIBER: "elevenlabs", SVC_APP_TRANSCRIBERS: `acme:${value},beta:stub` };
+      const config = parseConfig(env, log);
+      expect(errors).toEqual([expect.stringContaining('SVC_APP_TRANSCRIBERS: tenant "acme" is not provider or provider:model')]);
+      expect(selectProvider("transcribe", "acme", config, log)).toEqual({ ok: false, reason: "provider_misconfigured" });
+      expect(errors.at(-1)).toContain('unavailable for tenant "acme"');
+      expect(selectProvider("transcribe", "beta", config, quiet)).toEqual({ ok: true, provider: "stub" });
+      expect(selectProvider("transcribe", "gamma", config, quiet)).toMatchObject({ ok: true, provider: "elevenlabs" });
+    },
+  );
 
   it("whitespace-only values are unset, as for every row", () => {
     const config = parseProcessingConfig(readVariables({ SVC_TRANSCRIBER: "   ", SVC_APP_WEBHOOK_URLS: " \t " }, () => undefined), quiet);

@@ -36,12 +36,20 @@ export function parseRenditionTarget(
     });
     return undefined;
   }
-  let token = systemAuthToken;
-  const own = read("RENDITION_SERVICE_TOKEN");
-  if (own !== undefined && own.length < minTokenLength) {
+  const token = renditionServiceToken(read("RENDITION_SERVICE_TOKEN"), systemAuthToken, log);
+  return { url: `${url.origin}${url.pathname}`.replace(/\/+$/, ""), token };
+}
+
+/**
+ * The bearer token between the service and the rendition service: RENDITION_SERVICE_TOKEN when it is long enough,
+ * else SYSTEM_AUTH_TOKEN. Both sides choose it here (rendition-config.ts), so the token sent is the token accepted.
+ */
+export function renditionServiceToken<S extends string | undefined>(own: string | undefined, systemAuthToken: S, log: Pick<Logger, "error">): string | S {
+  if (own !== undefined && own.length >= minTokenLength) return own;
+  if (own !== undefined) {
     log.error(`RENDITION_SERVICE_TOKEN is shorter than ${minTokenLength} characters and is ignored; SYSTEM_AUTH_TOKEN is sent instead`, {
       variable: "RENDITION_SERVICE_TOKEN",
     });
-  } else if (own !== undefined) token = own;
-  return { url: `${url.origin}${url.pathname}`.replace(/\/+$/, ""), token };
+  }
+  return systemAuthToken;
 }

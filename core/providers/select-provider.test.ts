@@ -84,7 +84,14 @@ const rules: Rule[] = [
     expected: run("stub"),
     logs: "error",
   },
-  { rule: "a tenant whose malformed entry was dropped has no pin", env: { SVC_APP_WAVEFORMS: "beta:stub,alpha:Bad Name" }, stage: "waveform", expected: skip("no_provider"), logs: "error" },
+  { rule: "a tenant whose malformed entry was dropped has no pin", env: { SVC_APP_WAVEFORMS: "beta:stub,alpha:" }, stage: "waveform", expected: skip("no_provider"), logs: "error" },
+  {
+    rule: "a well-formed tenant pin naming no provider (capitals, a space) is that tenant's misconfiguration, with no fallback",
+    env: { ...rendition, SVC_APP_WAVEFORMS: "beta:stub,alpha:Bad Name" },
+    stage: "waveform",
+    expected: skip("provider_misconfigured"),
+    logs: "error",
+  },
   { rule: "a deployment value may pin a model", env: { ...elevenlabs, SVC_TRANSCRIBER: "elevenlabs:scribe_v2" }, stage: "transcribe", expected: run("elevenlabs", "scribe_v2") },
   {
     rule: "the tenant model pin wins over the deployment value's model",

@@ -4,13 +4,14 @@
  */
 import { ConfigError, type ConfigProblem } from "../config/config-error";
 import { readVariables } from "../config/read-variables";
+import { renditionServiceToken } from "../config/rendition-target";
 import { minSecretLength } from "../config/secret-length";
 import type { BlobConfig, LogLevel } from "../config/types";
 import type { Logger } from "../observability/logger";
 
 export interface RenditionConfig {
   blobs: BlobConfig;
-  /** RENDITION_SERVICE_TOKEN, else SYSTEM_AUTH_TOKEN; unset makes every route answer 503. */
+  /** RENDITION_SERVICE_TOKEN (at least 32 characters), else SYSTEM_AUTH_TOKEN; unset makes every route answer 503. */
   token?: string;
   host: string;
   port: number;
@@ -29,12 +30,12 @@ export function parseRenditionConfig(env: NodeJS.ProcessEnv, log: Pick<Logger, "
   const blobs: BlobConfig | undefined = blobDir ? { kind: "fs", dir: blobDir } : bucket ? { kind: "s3", bucket } : undefined;
   if (!blobs) fail("SVC_BLOB_DIR", "SVC_BLOB_DIR or SVC_BLOB_BUCKET is required: the rendition service shares the service's blob store");
 
-  const tokenVariable = read("RENDITION_SERVICE_TOKEN") ? "RENDITION_SERVICE_TOKEN" : "SYSTEM_AUTH_TOKEN";
-  let token = read(tokenVariable);
+  // Chosen as the service chooses the token it sends: a short RENDITION_SERVICE_TOKEN gives way to SYSTEM_AUTH_TOKEN.
+  let token = renditionServiceToken(read("RENDITION_SERVICE_TOKEN"), read("SYSTEM_AUTH_TOKEN"), log);
   if (token !== undefined && token.length < minSecretLength) {
-    // Never the value itself: it is a secret, however short.
-    log.error(`${tokenVariable} is shorter than ${minSecretLength} characters and is ignored; the rendition service answers 503`, {
-      variable: tokenVariable,
+    // Only SYSTEM_AUTH_TOKEN can be short here (the service then does not call at all). Never the value: a secret.
+    log.error(`SYSTEM_AUTH_TOKEN is shorter than ${minSecretLength} characters and is ignored; the rendition service answers 503`, {
+      variable: "SYSTEM_AUTH_TOKEN",
     });
     token = undefined;
   }

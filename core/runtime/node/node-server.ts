@@ -9,35 +9,55 @@ import { keepServing } from "./keep-serving";
 /** `npm start`: local.env defaults (a variable already in the environment wins), then every route on PORT. */
 const config = loadConfigOrExit(localEnvironment());
 const logger = createLogger(config.logLevel, { plainInfo: true });
-keepServing(logger);
 
-// A first start on PGlite runs initdb in a child process (core/sql/pglite-data-dir.ts) whose memory adds to this
-// one's: it runs before the rest of the server is loaded, which keeps about 80 MB out of that peak.
-const database = config.database; // the Node host parses every scope: always set
-if (database?.kind === "pglite" && database.dir !== "memory") {
-  const created = await ensurePgliteDataDir(database.dir, pgliteSettings);
-  if (created) logger.info("created the PGlite data directory", { dir: database.dir, ...created });
-}
+// Until the server listens, any failure is the start's (a database down, a port in use, a HOST not on this machine):
+// logged once and exit 1, so a supervisor sees it and restarts. keepServing takes over only once there is something
+// to keep serving; installed earlier, it turned these into an exit 0, or a process that polls the queue unreachable.
+const startFailed = (error: unknown): never => {
+  logger.error("start-up failed", error instanceof Error ? error : new Error(String(error)));
+  process.exit(1);
+};
+process.on("uncaughtException", startFailed);
+process.on("unhandledRejection", startFailed);
 
-const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }, { startStoreJanitor }] = await Promise.all([
-  import("./load-routes"),
-  import("./enrichment-workers"),
-  import("./node-deps"),
-  import("./node-host"),
-  import("./store-janitor-timer"),
-]);
-const deps = await createNodeDeps(config, logger);
-const server = createNodeHost(await loadRouteImpls(), deps);
-const workers = startEnrichmentWorkers(deps);
-const janitor = startStoreJanitor(deps);
-const { host, port } = config.listen;
-const listener = await inheritedListener();
-const onListening = () => {
+async function start() {
+  // A first start on PGlite runs initdb in a child process (core/sql/pglite-data-dir.ts) whose memory adds to this
+  // one's: it runs before the rest of the server is loaded, which keeps about 80 MB out of that peak.
+  const database = config.database; // the Node host parses every scope: always set
+  if (database?.kind === "pglite" && database.dir !== "memory") {
+    const created = await ensurePgliteDataDir(database.dir, pgliteSettings);
+    if (created) logger.info("created the PGlite data directory", { dir: database.dir, ...created });
+  }
+
+  const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }, { startStoreJanitor }] = await Promise.all([
+    import("./load-routes"),
+    import("./enrichment-workers"),
+    import("./node-deps"),
+    import("./node-host"),
+    import("./store-janitor-timer"),
+  ]);
+  const deps = await createNodeDeps(config, logger);
+  const server = createNodeHost(await loadRouteImpls(), deps);
+  const workers = startEnrichmentWorkers(deps);
+  const janitor = startStoreJanitor(deps);
+  const { host, port } = config.listen;
+  const listener = await inheritedListener();
+  // The 'error' event before 'listening' (EADDRINUSE, EADDRNOTAVAIL, ENOTFOUND) fails the start.
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    const listening = () => (server.off("error", reject), resolve());
+    if (listener) server.listen(listener, listening);
+    else server.listen(port, host, listening);
+  });
   const { address, port: bound } = server.address() as AddressInfo;
   logger.info("listening", { url: `http://${listener ? address : host}:${bound}`, backend: deps.sql.kind });
-};
-if (listener) server.listen(listener, onListening);
-else server.listen(port, host, onListening);
+  return { server, deps, workers, janitor };
+}
+
+const { server, deps, workers, janitor } = await start().catch(startFailed);
+process.off("uncaughtException", startFailed);
+process.off("unhandledRejection", startFailed);
+keepServing(logger);
 
 // Requests still being answered finish first, their cleanup included (a cut-off upload removes its staging file).
 const shutdown = () =>
