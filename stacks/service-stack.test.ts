@@ -8,6 +8,8 @@ import { routeMethods } from "../core/http/route";
 import { routeList } from "../functions/routes";
 import type { VariableScope } from "../core/config/variable-scopes";
 import { configVariables, variablesOf } from "../core/config/variables";
+import { parseConfig } from "../core/config/parse-config";
+import { selectProvider } from "../core/providers/select-provider";
 import { jobScopes, routeScopes } from "../core/runtime/lambda/function-scopes";
 import {
   apiTimeoutSeconds,
@@ -77,6 +79,21 @@ const variablesGiven = (fn: Function): string[] =>
     .filter((k) => !platformVariables.has(k))
     .map((k) => k.replace(/^SST_(Secret|Parameter)_value_/, ""))
     .sort();
+/** A variable's value as the template spells it, when it is plain text rather than a reference or a secret. */
+const plainValue = (fn: Function, variable: string): string | undefined => {
+  const value = environmentOf(fn)[variable];
+  return typeof value === "string" ? value : undefined;
+};
+/** Values of the right shape for the variables the template gives as references (resources, SSM secrets). */
+const sampleValues: Record<string, string> = {
+  DATABASE_URL: "rds-data://svc?resourceArn=arn:aws:rds:us-east-1:123456789012:cluster:c&secretArn=arn:aws:secretsmanager:us-east-1:123456789012:secret:s",
+  SVC_BLOB_BUCKET: "audio-post-service-test-blobs",
+  PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/123456789012/processing",
+  SVC_RENDITION_SERVICE_URL: "https://rendition.lambda-url.us-east-1.on.aws",
+  SVC_PUBLIC_BASE_URL: "https://api.example.com",
+  SVC_APP_TOKENS: `alpha:${"a".repeat(40)}`,
+  SVC_APP_WEBHOOK_SECRETS: `alpha:${"w".repeat(40)}`,
+};
 /** Every variable the deployment sets on some function. */
 const deploymentVariables = () => new Set(functionScopes.flatMap(([, , fn]) => variablesGiven(fn())));
 
@@ -187,6 +204,18 @@ describe("each function's variables, from the variable table (core/config/variab
     // Unset, the stack sets none of them itself: the function reads the table's default.
     const unset = configVariables.filter((row) => row.deploy && !(row.name in operatorSettings)).map((row) => row.name);
     expect(unset.filter((name) => deploymentVariables().has(name))).toEqual([]);
+  });
+
+  it("every function that chooses providers (create and PATCH when they plan, the stage when it runs) is told the blob store is S3, so all of them choose aws-transcribe, the platform transcriber", () => {
+    const choosers = functionScopes.filter(([, scopes]) => scopes.includes("providers"));
+    expect(choosers.map(([name]) => name)).toEqual(expect.arrayContaining(["POST /api/v1/posts", "PATCH /api/v1/posts/{postId}", "stage"]));
+    for (const [name, scopes, fn] of choosers) {
+      // The function's own variables: their values where the template spells them, else one of the right shape.
+      const env = Object.fromEntries(variablesGiven(fn()).map((variable) => [variable, plainValue(fn(), variable) ?? sampleValues[variable] ?? "s".repeat(40)]));
+      const config = parseConfig(env, { error: () => undefined, warn: () => undefined }, scopes);
+      // beta: a tenant with no pin of its own (the operator's settings pin alpha's transcriber).
+      expect(selectProvider("transcribe", "beta", config, { error: () => undefined }), name).toEqual({ ok: true, provider: "aws-transcribe" });
+    }
   });
 
   it("the stage function is given the tenants' DIDs: a transcript names its subject by the tenant's DID", () => {

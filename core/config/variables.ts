@@ -113,7 +113,8 @@ const rows = [
   row({
     name: "SVC_BLOB_DIR",
     required: false,
-    scopes: ["blobs", "probes", "rendition-service"],
+    // providers: a function that chooses the transcriber must know the store is S3, as aws-transcribe needs.
+    scopes: ["blobs", "probes", "providers", "rendition-service"],
     requiredWhen: "one of these two",
     rule: "Filesystem blob store directory; this or SVC_BLOB_BUCKET is required",
     description: "Filesystem blob store directory",
@@ -121,7 +122,8 @@ const rows = [
   row({
     name: "SVC_BLOB_BUCKET",
     required: false,
-    scopes: ["blobs", "probes", "rendition-service"],
+    // providers: a function that chooses the transcriber must know the store is S3, as aws-transcribe needs.
+    scopes: ["blobs", "probes", "providers", "rendition-service"],
     requiredWhen: "one of these two",
     rule: "S3 bucket, used when SVC_BLOB_DIR is unset (AWS_REGION, AWS_ENDPOINT_URL_S3 apply)",
     description: "S3 bucket when `SVC_BLOB_DIR` is unset (`AWS_REGION`, `AWS_ENDPOINT_URL_S3` apply)",
