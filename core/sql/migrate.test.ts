@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { backends, dataApiBackends, migrationsDir, type TestDatabase } from "../../test/support/databases";
+import { backends, dataApiBackends, freshDatabase, migrationsDir, type TestDatabase } from "../../test/support/databases";
 import { migrate, splitStatements } from "./migrate";
 import { openPostgres } from "./postgres";
 
@@ -121,6 +121,50 @@ describe.each([...backends, ...dataApiBackends])("migrations on $name", ({ name,
     await migrate(db, dir);
     expect(await db.query(`SELECT add_one(41) AS v`)).toEqual([{ v: 42 }]);
     expect(await db.query(`SELECT t FROM notes`)).toEqual([{ t: "a;b" }]);
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("migrations on postgres under the pool's statement timeout (docs/operations.md#migrations)", () => {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn();
+  });
+  /** A fresh database, and a pool on it whose statements time out after 300 ms (SVC_DB_STATEMENT_TIMEOUT_MS). */
+  const setUp = async (files: Record<string, string>) => {
+    const db = await freshDatabase("postgres");
+    cleanup.push(() => db.close());
+    const short = await openPostgres(db.url!, { statementMs: 300 });
+    cleanup.push(() => short.close());
+    const dir = await migrationsIn(files);
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    return { db, short, dir };
+  };
+
+  it("a migrator waiting on the lock longer than the statement timeout (another host's migration runs) still applies its migrations, once", async () => {
+    const { db, short, dir } = await setUp({ "0001_a.sql": "CREATE TABLE waited_a (id int);" });
+    await migrate(db, []);
+    // Another host's migration holds the lock for 2 s: past the server's 300 ms and the pg client's 1.3 s.
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const other = db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(7302116853)");
+      locked();
+      await tx.query("SELECT pg_sleep(2)");
+    });
+    await lockTaken;
+    const started = Date.now();
+    expect(await migrate(short, dir)).toEqual({ applied: ["0001_a.sql"] });
+    expect(Date.now() - started).toBeGreaterThan(1500);
+    await other;
+    expect(await recorded(db)).toEqual(["0001_a.sql"]);
+  });
+
+  it("a migration with a statement longer than the statement timeout applies", async () => {
+    const { db, short, dir } = await setUp({ "0001_slow.sql": "CREATE TABLE slow_one (id int); SELECT pg_sleep(0.8);" });
+    expect(await migrate(short, dir)).toEqual({ applied: ["0001_slow.sql"] });
+    expect(await tableExists(db, "slow_one")).toBe(true);
+    // The timeout was the migration's only: the pool's next statement has it again.
+    await expect(short.query("SELECT pg_sleep(0.8)")).rejects.toThrow(/statement timeout/);
   });
 });
 

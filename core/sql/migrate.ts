@@ -41,7 +41,7 @@ export const migrate = async (sql: Sql, source: string | readonly MigrationFile[
     const statements = splitStatements(text);
     const ran = await sql
       .transaction(async (tx) => {
-        await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
+        await lockMigrations(tx);
         const done = await tx.query("SELECT 1 FROM schema_migrations WHERE name = $1", [name]);
         if (done.length) return false;
         for (const statement of statements) await tx.query(statement);
@@ -56,6 +56,21 @@ export const migrate = async (sql: Sql, source: string | readonly MigrationFile[
   return { applied };
 };
 
+/**
+ * Takes the migrators' lock for the transaction, with no statement or lock timeout for the rest of it: the pool's
+ * statement timeout (SVC_DB_STATEMENT_TIMEOUT_MS) is for requests, and would fail a migration statement longer than
+ * it. SET LOCAL ends with the transaction. The lock is polled rather than waited for in one statement, which the pg
+ * client would give up on a second past that timeout while another host's migration runs longer.
+ */
+const lockMigrations = async (tx: Sql) => {
+  await tx.query("SET LOCAL statement_timeout = 0");
+  await tx.query("SET LOCAL lock_timeout = 0");
+  const take = async () => (await tx.query<{ got: boolean }>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEY}) AS got`))[0]?.got;
+  while (!(await take())) await new Promise((resolve) => setTimeout(resolve, lockPollMs));
+};
+// Short beside a migration, and far below the idle-in-transaction timeout (three statement timeouts) between polls.
+const lockPollMs = 200;
+
 /** One statement when the table exists (the usual start); creates it under the lock the first time. */
 const appliedNames = async (sql: Sql): Promise<string[]> => {
   const read = async () => (await sql.query<{ name: string }>("SELECT name FROM schema_migrations")).map((r) => r.name);
@@ -65,7 +80,7 @@ const appliedNames = async (sql: Sql): Promise<string[]> => {
     // Only a missing table means a first start; anything else (a connection, a permission) is the caller's to see.
     if (!isMissingTable(error)) throw error;
     await sql.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
+      await lockMigrations(tx);
       await tx.query(
         "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
       );
