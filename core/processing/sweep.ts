@@ -10,6 +10,7 @@
 import type { WebhookRetry, WebhookTarget } from "../config/processing-config";
 import type { Sql } from "../sql/port";
 import type { DeliveryOptions } from "../webhooks/deliver-webhook";
+import type { ClaimedEvent } from "../webhooks/webhook-event";
 import { claimMs, deliverEvents, eventsFrom, outboxReturning, sweepOutbox } from "../webhooks/outbox";
 import type { Dispatcher } from "./dispatcher";
 import type { Job } from "./job";
@@ -26,7 +27,16 @@ export interface SweepDeps {
   retry: WebhookRetry;
   log: Pick<Logger, "info" | "warn" | "error">;
   delivery?: Partial<DeliveryOptions>;
+  /** Rows a statement takes at most (`sweepBatch`; the outbox's give-up its own); a test passes a small one. */
+  batch?: number;
 }
+
+/**
+ * Every RETURNING of the sweep is bounded: the Data API refuses a result over 1 MiB after the statement has run, and
+ * a first-lapse mark returned to nobody would time the stage out unsent. 500 stages (a timeout's event is about 250
+ * bytes), or the whole posts of 500 (five stages at most, about 60 bytes a row), are well under that.
+ */
+export const sweepBatch = 500;
 
 export interface SweepResult {
   redispatched: number;
@@ -48,66 +58,89 @@ const lapsed = `(EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_
 
 export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> => {
   const { sql } = deps;
+  const batch = deps.batch ?? sweepBatch;
   const at = now.toISOString();
   const lapsedBefore = new Date(now.getTime() - pendingLapseMs).toISOString();
+  /**
+   * A CTE of at most `batch` lapsed stages ($n is the limit), earliest queued first, skipping rows another sweep
+   * holds. MATERIALIZED: as an IN subquery a semi join may rescan it, each rescan locking more rows past the limit.
+   */
+  const picked = (columns: string, redispatched: boolean, n: string) =>
+    `picked AS MATERIALIZED (SELECT ${columns} FROM post_stages s WHERE s.status = 'pending' AND ${redispatched ? "" : "NOT "}s.redispatched
+       AND ${lapsed} ORDER BY s.updated_at LIMIT ${n} FOR UPDATE SKIP LOCKED)`;
 
-  // Second lapse: settle failed (timeout), with events for tenants that get webhooks, in one statement.
-  const [timedOut] = await sql.query(
-    `WITH failed AS (
-       UPDATE post_stages s SET status = 'failed', reason = 'timeout', updated_at = $1::timestamptz
-        WHERE s.status = 'pending' AND s.redispatched AND ${lapsed}
-       RETURNING s.app_id, s.rkey, s.stage, s.status
-     ), events AS (
-       INSERT INTO webhook_events (event_id, app_id, rkey, stage, status, occurred_at, claimed_until)
-       SELECT gen_random_uuid(), f.app_id, f.rkey, f.stage, f.status, $1::timestamptz, $3::timestamptz
-         FROM failed f WHERE f.app_id = ANY (string_to_array($4, ','))
-       RETURNING ${outboxReturning}
-     )
-     SELECT (SELECT count(*) FROM failed) AS failed, (SELECT json_agg(e) FROM events e) AS events`,
-    [at, lapsedBefore, new Date(now.getTime() + claimMs).toISOString(), [...deps.webhooks.keys()].join(",")],
-  );
-  const timeoutEvents = eventsFrom(timedOut?.events);
-  for (const event of timeoutEvents) deps.log.warn("stage timed out", { appId: event.appId, postId: event.postId, stage: event.stage });
+  // Second lapse: settle failed (timeout), with events for tenants that get webhooks, in one statement a batch of
+  // stages, until a batch comes back short.
+  let timedOut = 0;
+  const timeoutEvents: ClaimedEvent[] = [];
+  for (let full = true; full; ) {
+    const [settled] = await sql.query(
+      `WITH ${picked("s.app_id, s.rkey, s.stage", true, "$5")}, failed AS (
+         UPDATE post_stages s SET status = 'failed', reason = 'timeout', updated_at = $1::timestamptz
+          WHERE s.status = 'pending' AND s.redispatched AND ${lapsed} AND (s.app_id, s.rkey, s.stage) IN (SELECT * FROM picked)
+         RETURNING s.app_id, s.rkey, s.stage, s.status
+       ), events AS (
+         INSERT INTO webhook_events (event_id, app_id, rkey, stage, status, occurred_at, claimed_until)
+         SELECT gen_random_uuid(), f.app_id, f.rkey, f.stage, f.status, $1::timestamptz, $3::timestamptz
+           FROM failed f WHERE f.app_id = ANY (string_to_array($4, ','))
+         RETURNING ${outboxReturning}
+       )
+       SELECT (SELECT count(*) FROM failed) AS failed, (SELECT json_agg(e) FROM events e) AS events`,
+      [at, lapsedBefore, new Date(now.getTime() + claimMs).toISOString(), [...deps.webhooks.keys()].join(","), batch],
+    );
+    const events = eventsFrom(settled?.events);
+    for (const event of events) deps.log.warn("stage timed out", { appId: event.appId, postId: event.postId, stage: event.stage });
+    timeoutEvents.push(...events);
+    timedOut += Number(settled?.failed ?? 0);
+    full = Number(settled?.failed ?? 0) >= batch;
+  }
 
   // First lapse: mark it, clear the lapsed lease (so only a lease taken after this counts as the next lapse), and
-  // dispatch the post again.
-  const firstLapse = await sql.query<{ app_id: string; rkey: string; stage: string; was: string }>(
-    `WITH marked AS (
-       UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
-         FROM post_stages o
-        WHERE o.app_id = s.app_id AND o.rkey = s.rkey AND o.stage = s.stage
-          AND s.status = 'pending' AND NOT s.redispatched AND ${lapsed}
-       RETURNING s.app_id, s.rkey, s.stage, o.updated_at AS was
-     ), cleared AS (
-       UPDATE post_enrichment e SET lease_token = NULL, lease_until = NULL
-        WHERE e.lease_until <= $1::timestamptz AND EXISTS (SELECT 1 FROM marked m WHERE m.app_id = e.app_id AND m.rkey = e.rkey)
-       RETURNING 1
-     )
-     SELECT app_id, rkey, stage, was FROM marked`,
-    [at, lapsedBefore],
-  );
-  const posts = new Map<string, { job: Job; stages: { stage: string; was: string }[] }>();
-  for (const r of firstLapse) {
-    const post = posts.get(`${r.app_id}/${r.rkey}`) ?? { job: { appId: r.app_id, postId: r.rkey }, stages: [] };
-    post.stages.push({ stage: r.stage, was: new Date(r.was).toISOString() });
-    posts.set(`${r.app_id}/${r.rkey}`, post);
-  }
+  // dispatch the post again. Whole posts a batch, each batch sent before the next is marked, until one comes back
+  // short. A failed dispatch ends the run after its batch (its stages, unmarked, would come straight back): the rest
+  // go at the next run.
   let redispatched = 0;
-  for (const { job, stages } of posts.values()) {
-    try {
-      await deps.dispatcher.dispatch(job);
-      redispatched += 1;
-    } catch (error) {
-      // Not sent: the mark goes, so a later sweep sends it again rather than time it out unsent.
-      deps.log.error("sweep could not dispatch a lapsed job; a later sweep tries again", { ...job, error: String(error) });
-      await unmark(sql, job, stages, at).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
+  for (let full = true, sent = true; full && sent; ) {
+    const firstLapse = await sql.query<{ app_id: string; rkey: string; stage: string; was: string }>(
+      `WITH ${picked("s.app_id, s.rkey", false, "$3")}, marked AS (
+         UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
+           FROM post_stages o
+          WHERE o.app_id = s.app_id AND o.rkey = s.rkey AND o.stage = s.stage
+            AND s.status = 'pending' AND NOT s.redispatched AND ${lapsed} AND (s.app_id, s.rkey) IN (SELECT * FROM picked)
+         RETURNING s.app_id, s.rkey, s.stage, o.updated_at AS was
+       ), cleared AS (
+         UPDATE post_enrichment e SET lease_token = NULL, lease_until = NULL
+          WHERE e.lease_until <= $1::timestamptz AND EXISTS (SELECT 1 FROM marked m WHERE m.app_id = e.app_id AND m.rkey = e.rkey)
+         RETURNING 1
+       )
+       SELECT app_id, rkey, stage, was FROM marked`,
+      [at, lapsedBefore, batch],
+    );
+    // Fewer than a batch: every lapsed stage was taken (a full batch of stages takes as many rows or more).
+    full = firstLapse.length >= batch;
+    const posts = new Map<string, { job: Job; stages: { stage: string; was: string }[] }>();
+    for (const r of firstLapse) {
+      const post = posts.get(`${r.app_id}/${r.rkey}`) ?? { job: { appId: r.app_id, postId: r.rkey }, stages: [] };
+      post.stages.push({ stage: r.stage, was: new Date(r.was).toISOString() });
+      posts.set(`${r.app_id}/${r.rkey}`, post);
+    }
+    for (const { job, stages } of posts.values()) {
+      try {
+        await deps.dispatcher.dispatch(job);
+        redispatched += 1;
+      } catch (error) {
+        // Not sent: the mark goes, so a later sweep sends it again rather than time it out unsent.
+        sent = false;
+        deps.log.error("sweep could not dispatch a lapsed job; a later sweep tries again", { ...job, error: String(error) });
+        await unmark(sql, job, stages, at).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
+      }
     }
   }
 
   const outbox = { sql, webhooks: deps.webhooks, retry: deps.retry, log: deps.log, delivery: deps.delivery, now: () => now };
   await deliverEvents(outbox, timeoutEvents);
-  const delivered = await sweepOutbox(outbox, now);
-  return { redispatched, timedOut: Number(timedOut?.failed ?? 0), delivered };
+  const delivered = await sweepOutbox(outbox, now, 100, deps.batch);
+  return { redispatched, timedOut, delivered };
 };
 
 /** A first lapse's mark taken back, each stage to the time it had, where nothing has moved it since. */

@@ -92,6 +92,8 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly ClaimedEv
 
 /** Events deleted by one sweep at most: a backlog (a first sweep after a long retention) goes over several runs. */
 const pruneLimit = 1000;
+/** Events one give-up statement takes (about 150 bytes a row returned). */
+const giveUpBatch = 1000;
 
 /**
  * Gives up open events older than the give-up age that no deliverer holds, each logged here once (the statement
@@ -99,14 +101,24 @@ const pruneLimit = 1000;
  * the events that are due (a lapsed claim, or a retry's time come), earliest due first, and delivers them. Returns
  * how many it claimed.
  */
-export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100): Promise<number> => {
-  const givenUp = await deps.sql.query<{ eventId: string; appId: string; postId: string; stage: string; attempts: number; rounds: number }>(
-    `UPDATE webhook_events SET outcome = 'given_up', settled_at = $1::timestamptz
-      WHERE outcome IS NULL AND claimed_until <= $1::timestamptz AND coalesce(retry_from, occurred_at) < $2::timestamptz
-      RETURNING event_id AS "eventId", app_id AS "appId", rkey AS "postId", stage, attempts, rounds`,
-    [now.toISOString(), new Date(now.getTime() - deps.retry.giveUpMs).toISOString()],
-  );
-  for (const event of givenUp) deps.log.warn("webhook given up: undelivered past the give-up age", { ...event });
+export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100, batch = giveUpBatch): Promise<number> => {
+  // In batches until one comes back short: an unbounded RETURNING over the Data API's 1 MiB would fail after the
+  // statement ran, and an event past the age left open would be claimed and delivered below. The LIMIT ... FOR UPDATE
+  // SKIP LOCKED is a MATERIALIZED CTE, not an IN subquery: a semi join may rescan that, and each rescan skips the
+  // rows the UPDATE already took and locks more, past the limit.
+  const givingUp = `outcome IS NULL AND claimed_until <= $1::timestamptz AND coalesce(retry_from, occurred_at) < $2::timestamptz`;
+  for (let full = true; full; ) {
+    const givenUp = await deps.sql.query<{ eventId: string; appId: string; postId: string; stage: string; attempts: number; rounds: number }>(
+      // The condition again outside the CTE, as the DELETE below has it: Postgres rechecks only the outer WHERE.
+      `WITH due AS MATERIALIZED (SELECT event_id FROM webhook_events WHERE ${givingUp} ORDER BY claimed_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_events SET outcome = 'given_up', settled_at = $1::timestamptz
+        WHERE ${givingUp} AND event_id IN (SELECT event_id FROM due)
+        RETURNING event_id AS "eventId", app_id AS "appId", rkey AS "postId", stage, attempts, rounds`,
+      [now.toISOString(), new Date(now.getTime() - deps.retry.giveUpMs).toISOString(), batch],
+    );
+    for (const event of givenUp) deps.log.warn("webhook given up: undelivered past the give-up age", { ...event });
+    full = givenUp.length >= batch;
+  }
   await deps.sql.query(
     // The condition again outside the subquery: an event an operator reopens meanwhile is open when its row is
     // deleted, and Postgres rechecks only the outer WHERE of a row that changed under the statement.

@@ -1,0 +1,110 @@
+/**
+ * The sweep's statements in bounded batches (docs/decisions.md#processing): the Data API refuses a result over
+ * 1 MiB after the statement has run, so an unbounded first-lapse mark would commit, reach no dispatch, and a later
+ * sweep would time its stages out unsent. Here a result limit of a few rows stands in for the 1 MiB, with a batch
+ * to match; on the Data API emulator a backlog past the real limit runs at the real batch.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
+import type { Sql } from "../sql/port";
+import type { Job } from "./job";
+import { pendingLapseMs, sweep, type SweepDeps } from "./sweep";
+
+const quiet = { info() {}, warn() {}, error() {} };
+const retry = { baseMs: 30_000, capMs: 3_600_000, giveUpMs: 86_400_000, retentionMs: 30 * 86_400_000 };
+
+/** The Data API's way with a large result, scaled down: the statement runs (and commits), then its answer is refused. */
+const resultLimited = (sql: Sql, maxRows: number): Sql => ({
+  async query(text, params) {
+    const rows = await sql.query(text, params);
+    if (rows.length > maxRows) throw new Error(`result of ${rows.length} rows refused (at most ${maxRows})`);
+    return rows as never;
+  },
+  transaction: (fn) => sql.transaction(fn),
+});
+
+describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name", (backend) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await migratedDatabase(backend);
+  }, 60_000);
+  afterAll(() => db?.close());
+
+  /** `posts` posts of `prefix`, each with `stages` pending stages queued an hour before `now`: their jobs were lost. */
+  const lostJobs = async (prefix: string, posts: number, stages: string[], now: Date) => {
+    await db.query(
+      `INSERT INTO posts (app_id, rkey, record, cid, author_id)
+       SELECT 'alpha', $2 || lpad(i::text, 8, '0'), '{"$type":"dev.svc.audio.post","text":"x"}'::json, 'bafy' || i, 'author'
+         FROM generate_series(1, $1::int) i`,
+      [posts, prefix],
+    );
+    await db.query(
+      `INSERT INTO post_stages (app_id, rkey, stage, status, updated_at)
+       SELECT 'alpha', $2 || lpad(i::text, 8, '0'), st, 'pending', $3::timestamptz
+         FROM generate_series(1, $1::int) i, unnest(string_to_array($4, ',')) st`,
+      [posts, prefix, new Date(now.getTime() - 60 * 60_000).toISOString(), stages.join(",")],
+    );
+  };
+  const statesOf = async (prefix: string) =>
+    db.query<{ status: string; reason: string | null; redispatched: boolean; n: number }>(
+      `SELECT status, reason, redispatched, count(*)::int AS n FROM post_stages WHERE rkey LIKE $1 || '%'
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [prefix],
+    );
+  const recording = () => {
+    const sent: Job[] = [];
+    return { sent, dispatcher: { mode: "sqs" as const, dispatch: async (job: Job) => void sent.push(job) } };
+  };
+
+  it("lapsed stages of more posts than a batch are each dispatched again once, and none is timed out unsent", async () => {
+    const now = new Date();
+    await lostJobs("3kb", 23, ["trim", "transcribe", "waveform"], now);
+    const { sent, dispatcher } = recording();
+    // A batch of 10 stages takes whole posts: at most 30 rows come back.
+    const deps: SweepDeps = { sql: resultLimited(db, 30), dispatcher, webhooks: new Map(), retry, log: quiet, batch: 10 };
+    const first = await sweep(deps, now);
+    expect(first).toMatchObject({ redispatched: 23, timedOut: 0 });
+    expect(new Set(sent.map((j) => j.postId)).size).toBe(23);
+    expect(sent).toHaveLength(23);
+    expect(await statesOf("3kb")).toEqual([{ status: "pending", reason: null, redispatched: true, n: 69 }]);
+
+    // Sent, the re-dispatch restarted their clock: a sweep a minute on neither sends nor times out any.
+    expect(await sweep(deps, new Date(now.getTime() + 60_000))).toMatchObject({ redispatched: 0, timedOut: 0 });
+    // Lapsing again, each settles failed (timeout), in batches too.
+    expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ redispatched: 0, timedOut: 69 });
+    expect(sent).toHaveLength(23);
+    expect(await statesOf("3kb")).toEqual([{ status: "failed", reason: "timeout", redispatched: true, n: 69 }]);
+  });
+
+  it("a failed re-dispatch ends the run after its batch, its stages unmarked: a later sweep sends them, none timed out unsent", async () => {
+    const now = new Date(Date.now() + 3 * 60 * 60_000);
+    await lostJobs("3kc", 25, ["waveform"], now);
+    const { sent, dispatcher } = recording();
+    let down = true;
+    const flaky = { mode: "sqs" as const, dispatch: async (job: Job) => (down ? Promise.reject(new Error("queue unavailable")) : dispatcher.dispatch(job)) };
+    const deps: SweepDeps = { sql: resultLimited(db, 10), dispatcher: flaky, webhooks: new Map(), retry, log: quiet, batch: 10 };
+    expect(await sweep(deps, now)).toMatchObject({ redispatched: 0 });
+    expect(await statesOf("3kc")).toEqual([{ status: "pending", reason: null, redispatched: false, n: 25 }]);
+
+    down = false;
+    expect(await sweep(deps, new Date(now.getTime() + 30_000))).toMatchObject({ redispatched: 25 });
+    expect(new Set(sent.map((j) => j.postId)).size).toBe(25);
+    expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ redispatched: 0, timedOut: 25 });
+    expect(sent).toHaveLength(25);
+  });
+
+  it.runIf(backend.name.startsWith("rds-data"))(
+    "a backlog of 30,000 lapsed stages, past the Data API's 1 MiB a result, is dispatched again whole at the real batch",
+    async () => {
+      const now = new Date(Date.now() + 6 * 60 * 60_000);
+      await lostJobs("3kd", 7500, ["denoise", "trim", "transcribe", "waveform"], now);
+      const { sent, dispatcher } = recording();
+      const deps: SweepDeps = { sql: db, dispatcher, webhooks: new Map(), retry, log: quiet };
+      expect(await sweep(deps, now)).toMatchObject({ redispatched: 7500, timedOut: 0 });
+      expect(new Set(sent.map((j) => j.postId)).size).toBe(7500);
+      expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ redispatched: 0, timedOut: 30_000 });
+      expect(sent).toHaveLength(7500);
+    },
+    120_000,
+  );
+});
