@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { multipartRequest } from "../../test/support/multipart-request";
 import { maxUploadBytes } from "../records/accepted-types";
@@ -42,6 +42,23 @@ describe("reading the multipart file part", () => {
     await expect(
       readMultipartFile(multipartRequest([{ name: "audio", filename: "a.wav", contentType: "audio/wav", data: audio }])),
     ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("a body whose only part is no form-data part (no Content-Disposition, or `attachment`) is VALIDATION_ERROR at once, at any size and however the body arrives", async () => {
+    // The parser skips such a part; one past its 16 KiB buffer, at the end of the body, never let it finish.
+    const boundary = "XyZ";
+    const bodyOf = (headers: string, size: number) =>
+      Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.alloc(size, 7), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    for (const headers of ["Content-Type: audio/wav", 'Content-Disposition: attachment; name="file"\r\nContent-Type: audio/wav']) {
+      for (const size of [100, 100_000]) {
+        for (const chunk of [4096, 65_536, 1 << 20]) {
+          const body = bodyOf(headers, size);
+          const pieces = Array.from({ length: Math.ceil(body.length / chunk) }, (_, i) => body.subarray(i * chunk, (i + 1) * chunk));
+          const request = { method: "POST", path: "/", query: {}, params: {}, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body: () => Readable.from(pieces) };
+          await expect(readMultipartFile(request as never), `${headers}, ${size} bytes in pieces of ${chunk}`).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+        }
+      }
+    }
   });
 
   it("a non-file field is VALIDATION_ERROR, before or after the file", async () => {

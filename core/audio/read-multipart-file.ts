@@ -19,6 +19,7 @@ export interface MultipartFile {
 }
 
 const onePart = 'expected exactly one part: a file field named "file"';
+const missingFile = () => validationError(`missing "file": ${onePart}`, [{ path: ["file"], message: "Required" }]);
 
 /**
  * The part named `file` is the upload whether or not it names a filename (RFC 7578 makes one optional: curl's
@@ -94,9 +95,16 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     parser.on("partsLimit", () => fail(validationError(`more than one part: ${onePart}`)));
     parser.on("error", (error: Error) => fail(validationError(`malformed multipart body: ${error.message}`)));
     body.on("error", (error: Error) => fail(validationError(`request body failed: ${error.message}`)));
+    // Busboy skips a part that is not form-data (no Content-Disposition, or `attachment`), and a skipped last part
+    // past its 16 KiB buffer never lets it finish: a body that ended with no file announced has none.
+    body.on("end", () =>
+      setImmediate(() => {
+        if (!out) fail(missingFile());
+      }),
+    );
     parser.on("finish", () => {
       if (failed) return;
-      if (!out) fail(validationError(`missing "file": ${onePart}`, [{ path: ["file"], message: "Required" }]));
+      if (!out) fail(missingFile());
       else out.end();
     });
 
