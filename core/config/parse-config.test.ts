@@ -106,6 +106,18 @@ describe("defaults and optional settings", () => {
     expect(parse({ SVC_PUBLIC_BASE_URL: "http://localhost:3000/svc/" }).config.publicBaseUrl).toBe("http://localhost:3000/svc");
   });
 
+  it("an ELEVENLABS_BASE_URL that is not an absolute http(s) URL, or carries credentials, a query or a fragment, stops start naming the variable, never echoing the value", () => {
+    for (const value of ["api.elevenlabs.io", "https://user:hunter2@api.elevenlabs.io", "ftp://x.example", "https://proxy.example/?x=1", "https://proxy.example/#f", "https://proxy.example/?"]) {
+      const err = fatal({ ELEVENLABS_API_KEY: "xi-key", ELEVENLABS_BASE_URL: value });
+      expect(err.problems.map((p) => p.variable), value).toEqual(["ELEVENLABS_BASE_URL"]);
+      expect(err.message).not.toContain(value);
+      expect(err.message).not.toContain("hunter2");
+    }
+    expect(parse({ ELEVENLABS_BASE_URL: "https://proxy.example/elevenlabs//" }).config.processing.elevenLabsBaseUrl).toBe("https://proxy.example/elevenlabs");
+    expect(parse({ ELEVENLABS_BASE_URL: "http://127.0.0.1:8080/" }).config.processing.elevenLabsBaseUrl).toBe("http://127.0.0.1:8080");
+    expect(parse().config.processing.elevenLabsBaseUrl).toBe("https://api.elevenlabs.io");
+  });
+
   it("SVC_PDS_HOST is canonical as custody compares endpoint hosts: lowercase, an IDN in punycode, a written port kept", () => {
     const pdsHost = (value: string) => parse({ SVC_PDS_HOST: value }).config.pdsHost;
     expect(pdsHost("Bücher.Example")).toBe("xn--bcher-kva.example");

@@ -166,7 +166,8 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
     ...optional("platformSttModel", read("SVC_PLATFORM_STT_MODEL")),
     ...optional("elevenLabsApiKey", read("ELEVENLABS_API_KEY")),
     ...optional("elevenLabsSttModel", read("ELEVENLABS_STT_MODEL")),
-    elevenLabsBaseUrl: read("ELEVENLABS_BASE_URL").replace(/\/+$/, ""),
+    // Parsed by its row (variables.ts): absolute http(s), trailing slashes already stripped.
+    elevenLabsBaseUrl: read("ELEVENLABS_BASE_URL"),
     ...optional("queueUrl", read("PROCESSING_QUEUE_URL")),
     concurrency: read("PROCESSING_CONCURRENCY"),
     ...optional("deadLetterQueueUrl", read("PROCESSING_DEAD_LETTER_QUEUE_URL")),

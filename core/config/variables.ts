@@ -521,10 +521,12 @@ const rows = [
   row({
     name: "ELEVENLABS_BASE_URL",
     required: false,
+    // The rule of SVC_PUBLIC_BASE_URL's parser, under this name; the message never echoes the value (credentials).
+    parse: (value, fail, name) => parsePublicBaseUrl(value, () => fail(name, `${name} must be an absolute http(s) URL with no credentials, query or fragment`)),
     scopes: ["providers"],
     deploy: true,
-    rule: "ElevenLabs API base URL (tests, proxies)",
-    description: "ElevenLabs API base URL (tests, proxies)",
+    rule: "ElevenLabs API base URL (tests, proxies): an absolute http(s) URL with no credentials, query or fragment",
+    description: "ElevenLabs API base URL (tests, proxies): absolute http(s), no credentials, query or fragment",
     default: "https://api.elevenlabs.io",
   }),
   row({

@@ -91,11 +91,11 @@ describe("aws-transcribe", () => {
     expect((await providerError(transcriber("whisper-large").transcribe(audio(), call()))).disposition).toBe("fail");
   });
 
-  it("a job still running at the deadline is retried through the queue, and the next attempt finds the same job", async () => {
+  it("a job still running at the deadline is retried through the queue with reason timeout (the stage's on its last attempt), and the next attempt finds the same job", async () => {
     const clip = audio();
     fake.inProgressGets = 1000;
     const error = await providerError(transcriber().transcribe(clip, call(150)));
-    expect(error.disposition).toBe("retry");
+    expect(error).toMatchObject({ disposition: "retry", reason: "timeout" });
     expect(fake.jobs.size).toBeGreaterThan(0);
     const before = fake.jobs.size;
     fake.inProgressGets = 0;

@@ -20,7 +20,7 @@ import {
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { blobKey } from "../../blobs/blob-key";
 import { type AudioRef, type ProviderCall, ProviderError, type Transcriber } from "../provider-port";
-import { providerFetch, readJson } from "../provider-http";
+import { providerFetch, ranOutOfTime, readJson } from "../provider-http";
 import { languageTag } from "../language-tag";
 import { parseTranscribeOutput } from "./transcribe-output";
 
@@ -64,7 +64,8 @@ function providerErrorOf(error: unknown, step: string, timedOut: boolean): Provi
   if (error instanceof ProviderError) return error;
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode;
-  if (timedOut || e.name === "AbortError" || e.name === "TimeoutError") return new ProviderError("retry", `aws-transcribe ${step}: timed out`, "timeout");
+  // An error with a status is an answer, whenever it came; without one, out of time is a timeout.
+  if ((timedOut && status === undefined) || e.name === "AbortError" || e.name === "TimeoutError") return new ProviderError("retry", `aws-transcribe ${step}: timed out`, "timeout");
   if (retryableNames.has(e.name ?? "") || status === undefined || status === 429 || status >= 500) {
     return new ProviderError("retry", `aws-transcribe ${step}: ${e.name ?? "network error"}${status ? ` (HTTP ${status})` : ""}`);
   }
@@ -83,7 +84,7 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
     try {
       return await run(AbortSignal.any([call.signal, timeout]));
     } catch (error) {
-      throw providerErrorOf(error, step, timeout.aborted);
+      throw providerErrorOf(error, step, timeout.aborted || ranOutOfTime(error, call));
     }
   };
 
@@ -148,7 +149,8 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
       }
       while (job.TranscriptionJobStatus === "QUEUED" || job.TranscriptionJobStatus === "IN_PROGRESS") {
         // Not enough time for another look and the read of the output: let the queue come back for it.
-        if (call.deadline - Date.now() < pollMs * 2) throw new ProviderError("retry", `aws-transcribe: job ${name} still running`);
+        // On the last attempt that is the stage's timeout: the provider did not answer in time.
+        if (call.deadline - Date.now() < pollMs * 2) throw new ProviderError("retry", `aws-transcribe: job ${name} still running at the deadline`, "timeout");
         await sleep(pollMs, call.signal);
         job = await get(name, call);
       }
@@ -158,7 +160,7 @@ export function createTranscribeTranscriber(options: TranscribeOptions): Transcr
       const uri = job.Transcript?.TranscriptFileUri;
       if (!uri) throw new ProviderError("fail", "aws-transcribe: completed job without a transcript file");
       const response = await providerFetch("aws-transcribe transcript", uri, { method: "GET" }, call, options.fetch);
-      const output = await readJson("aws-transcribe transcript", response);
+      const output = await readJson("aws-transcribe transcript", response, call);
       if (output === undefined) throw new ProviderError("fail", "aws-transcribe: malformed transcript output");
       const parsed = parseTranscribeOutput(output);
       const lang = languageTag(parsed.lang ?? job.LanguageCode);

@@ -11,6 +11,14 @@ import { blobBytes } from "../blob-bytes";
 import { type Denoiser, ProviderError } from "../provider-port";
 import { providerFetch, readBody } from "../provider-http";
 
+/**
+ * The most bytes of an isolated answer read. It is mp3 (this adapter asks for no other format), whose highest bitrate
+ * is 320 kbit/s, 40,000 bytes a second; ElevenLabs isolates at most an hour of audio, so whatever an upload (up to
+ * 25 MB, and at a codec's lowest rate hours long) holds, an answer it legitimately gives is at most 144,000,000
+ * bytes. The rest is room for tags.
+ */
+export const maxIsolatedBytes = 160 * 1024 * 1024;
+
 export interface ElevenLabsDenoiserOptions {
   baseUrl: string;
   apiKey: string;
@@ -34,7 +42,7 @@ export function createElevenLabsDenoiser(options: ElevenLabsDenoiserOptions): De
         call,
         options.fetch,
       );
-      const isolated = await readBody("elevenlabs audio-isolation", response);
+      const isolated = await readBody("elevenlabs audio-isolation", response, call, maxIsolatedBytes);
       if (isolated.length === 0) throw new ProviderError("fail", "elevenlabs audio-isolation: empty answer");
       let ffmpeg: string;
       try {

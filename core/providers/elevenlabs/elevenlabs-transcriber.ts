@@ -60,7 +60,7 @@ export function createElevenLabsTranscriber(options: ElevenLabsOptions & { model
         call,
         options.fetch,
       );
-      const parsed = answerSchema.safeParse(await readJson("elevenlabs speech-to-text", response));
+      const parsed = answerSchema.safeParse(await readJson("elevenlabs speech-to-text", response, call));
       if (!parsed.success) throw new ProviderError("fail", "elevenlabs speech-to-text: malformed answer");
       const { text, language_code, words } = parsed.data;
       const segments = segmentTokens(tokensOf(words ?? []), "elevenlabs speech-to-text");

@@ -5,7 +5,7 @@
  */
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { ProviderError } from "../provider-port";
-import { readJson } from "../provider-http";
+import { ranOutOfTime, readJson } from "../provider-http";
 
 export type RenditionOperation = "trim" | "denoise" | "normalize" | "render" | "waveform";
 
@@ -53,16 +53,17 @@ export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
       } catch (error) {
-        const timedOut = timeout.aborted;
+        const timedOut = timeout.aborted || ranOutOfTime(error, { deadline, signal });
         throw new ProviderError("retry", `rendition ${operation}: ${timedOut ? "timed out" : "network error"}`, timedOut ? "timeout" : "provider_error", {
           cause: error,
         });
       }
       let body: { success?: unknown; data?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
-      // An answer cut short is a network error (retry), whatever its status said; one that is not JSON reads as none.
+      // An answer cut short (a network error or a timeout, retry) or too large (fail) fails so whatever a 2xx status
+      // said; one that is not JSON reads as none. An error answer is read with the same bound.
       let cutShort: unknown;
       try {
-        body = (await readJson(`rendition ${operation}`, response)) as typeof body;
+        body = (await readJson(`rendition ${operation}`, response, { deadline, signal })) as typeof body;
       } catch (error) {
         cutShort = error;
       }
