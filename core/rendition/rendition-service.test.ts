@@ -284,6 +284,24 @@ describe("waveform", () => {
     for (const i of [25, 40, 55]) expect(peak(i)).toBeGreaterThanOrEqual(55);
   });
 
+  it("is made for an upload carrying 40 KB of tags (a podcast's show notes), and so are its trim and mp3: the tags stay out of the waveform's WAV", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tagged-"));
+    try {
+      for (const [mimeType, ext] of [["audio/mpeg", "mp3"], ["audio/wav", "wav"], ["audio/m4a", "m4a"]] as const) {
+        const file = join(dir, `tagged.${ext}`);
+        const graph = clipFilter({ lead: 1, tone: 2, tail: 1, noise: true });
+        await execFileAsync(ffmpeg, ["-loglevel", "error", "-filter_complex", graph, "-metadata", `comment=${"show notes ".repeat(4000)}`, file]);
+        const cid = await put(await readFile(file));
+        const waveform = await call("/v1/waveform", { appId, cid, mimeType });
+        expect(waveform.status, mimeType).toBe(200);
+        expect(waveform.body.data.length, mimeType).toBeGreaterThanOrEqual(79);
+        for (const path of ["/v1/trim", "/v1/render"]) expect((await call(path, { appId, cid, mimeType })).status, `${mimeType} ${path}`).toBe(200);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is made at the clip's own sample rate, so sound above 4 kHz shows at its height (a 6 kHz tone as tall as a 440 Hz one)", async () => {
     const height = async (mimeType: "audio/webm" | "audio/wav", recipe: { frequency: number; sampleRate?: number }) => {
       const cid = await put(await makeClip(mimeType, { lead: 0, tone: 1, tail: 0, ...recipe }));

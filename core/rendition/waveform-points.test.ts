@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import WaveformData from "waveform-data";
 import { ffmpeg } from "../../test/support/rendition-fixtures";
+import { FfmpegError } from "./run-ffmpeg";
 import { WavWaveform, WaveformPoints, waveformSourceOutput } from "./waveform-points";
 
 /** What waveform-data makes of the samples (the generator this service used before). */
@@ -82,6 +83,18 @@ describe("the waveform of ffmpeg's streamed WAV", () => {
       for (let at = 0; at < wav.length; at += cut) waveform.push(wav.subarray(at, at + cut));
       expect(waveform.finish(), `pieces of ${cut} bytes`).toEqual(expected);
     }
+  });
+
+  it("a header that never reaches its samples (a chunk size left at 4 GiB) fails as ffmpeg's failure once past 64 KiB, not after the whole decode", () => {
+    const waveform = new WavWaveform();
+    const unfixed = Buffer.concat([wav.subarray(0, 12), Buffer.from("LIST"), Buffer.from([0xff, 0xff, 0xff, 0xff])]);
+    waveform.push(unfixed);
+    let pushed = unfixed.length;
+    const push = () => {
+      for (; pushed < 1 << 20; pushed += 4096) waveform.push(Buffer.alloc(4096));
+    };
+    expect(push).toThrow(FfmpegError);
+    expect(pushed).toBeLessThan(80 * 1024);
   });
 
   it("is refused when the stream is not WAV or ends before its samples", () => {

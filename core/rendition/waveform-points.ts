@@ -8,14 +8,23 @@
  * everything above 4 kHz, and with it most of a sibilant's or a cymbal's peaks.
  */
 import type { Waveform } from "../records/stage-outputs";
+import { FfmpegError } from "./run-ffmpeg";
 
 export const pointsPerSecond = 20;
 
 /**
  * ffmpeg output arguments that write the waveform's source, mono 16-bit WAV at the input's own rate, to pipe:3, in
- * 32 KiB writes rather than one per packet (pcm.ts says why).
+ * 32 KiB writes rather than one per packet (pcm.ts says why). Without the input's tags: the WAV muxer writes them as
+ * a LIST chunk whose size it fixes by seeking back, which a pipe allows only within its buffer (show notes past
+ * 32 KB left the size at 4 GiB); bitexact drops the encoder's own tag too.
  */
-export const waveformSourceOutput = ["-map", "0:a:0", "-ac", "1", "-c:a", "pcm_s16le", "-f", "wav", "-flush_packets", "0", "pipe:3"];
+export const waveformSourceOutput = [
+  ...["-map", "0:a:0", "-map_metadata", "-1", "-ac", "1", "-c:a", "pcm_s16le", "-flags:a", "+bitexact", "-fflags", "+bitexact"],
+  ...["-f", "wav", "-flush_packets", "0", "pipe:3"],
+];
+
+/** The WAV header ffmpeg writes here is under 100 bytes; one this long is not that header. */
+const maxHeaderBytes = 64 * 1024;
 
 /** floor(127 × s / 32768) is exact in doubles (s is a 16-bit integer), and floor is monotonic: min and max commute with it. */
 const to8Bits = (sample: number) => Math.floor((127 * sample) / 32768);
@@ -83,26 +92,28 @@ export class WavWaveform {
 
   /** The waveform of what was pushed; throws when no WAV header arrived (ffmpeg wrote nothing). */
   finish(): Waveform {
-    if (!this.points) throw new Error("the waveform's WAV stream ended before its samples");
+    if (!this.points) throw new FfmpegError("the waveform's WAV stream ended before its samples", "");
     return this.points.finish();
   }
 
   private readHeader(bytes: Buffer): void {
     this.header = bytes;
     if (bytes.length < 12) return;
-    if (bytes.toString("latin1", 0, 4) !== "RIFF" || bytes.toString("latin1", 8, 12) !== "WAVE") throw new Error("the waveform's stream is not WAV");
+    if (bytes.toString("latin1", 0, 4) !== "RIFF" || bytes.toString("latin1", 8, 12) !== "WAVE") throw new FfmpegError("the waveform's stream is not WAV", "");
     for (let at = 12; at + 8 <= bytes.length; ) {
       const id = bytes.toString("latin1", at, at + 4);
       if (id === "data") {
-        if (!this.sampleRate) throw new Error("the waveform's WAV has no fmt chunk before its data");
+        if (!this.sampleRate) throw new FfmpegError("the waveform's WAV has no fmt chunk before its data", "");
         this.header = undefined;
         this.points = new WaveformPoints(this.sampleRate);
         return this.push(bytes.subarray(at + 8));
       }
       const size = bytes.readUInt32LE(at + 4);
-      if (at + 8 + size + (size % 2) > bytes.length) return;
+      if (at + 8 + size + (size % 2) > bytes.length) break;
       if (id === "fmt ") this.sampleRate = bytes.readUInt32LE(at + 12);
       at += 8 + size + (size % 2);
     }
+    // Still no samples: wait for more, unless this is no header ffmpeg would write (a chunk size never fixed up).
+    if (bytes.length > maxHeaderBytes) throw new FfmpegError(`the waveform's WAV header passed ${maxHeaderBytes} bytes`, "");
   }
 }
