@@ -66,7 +66,8 @@ const lockMigrations = async (tx: Sql) => {
   await tx.query("SET LOCAL statement_timeout = 0");
   await tx.query("SET LOCAL lock_timeout = 0");
   const take = async () => (await tx.query<{ got: boolean }>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEY}) AS got`))[0]?.got;
-  while (!(await take())) await new Promise((resolve) => setTimeout(resolve, lockPollMs));
+  // Only an answer of false means another holds it (a stand-in database that answers no rows is not kept waiting).
+  while ((await take()) === false) await new Promise((resolve) => setTimeout(resolve, lockPollMs));
 };
 // Short beside a migration, and far below the idle-in-transaction timeout (three statement timeouts) between polls.
 const lockPollMs = 200;
