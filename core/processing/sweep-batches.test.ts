@@ -6,22 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
-import type { Sql } from "../sql/port";
+import { resultLimited } from "../../test/support/result-limited-sql";
 import type { Job } from "./job";
 import { pendingLapseMs, sweep, type SweepDeps } from "./sweep";
 
 const quiet = { info() {}, warn() {}, error() {} };
 const retry = { baseMs: 30_000, capMs: 3_600_000, giveUpMs: 86_400_000, retentionMs: 30 * 86_400_000 };
-
-/** The Data API's way with a large result, scaled down: the statement runs (and commits), then its answer is refused. */
-const resultLimited = (sql: Sql, maxRows: number): Sql => ({
-  async query(text, params) {
-    const rows = await sql.query(text, params);
-    if (rows.length > maxRows) throw new Error(`result of ${rows.length} rows refused (at most ${maxRows})`);
-    return rows as never;
-  },
-  transaction: (fn) => sql.transaction(fn),
-});
 
 describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name", (backend) => {
   let db: TestDatabase;

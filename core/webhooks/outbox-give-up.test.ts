@@ -5,22 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
+import { resultLimited } from "../../test/support/result-limited-sql";
 import type { LogExtra } from "../observability/logger";
-import type { Sql } from "../sql/port";
 import { sweepOutbox } from "./outbox";
 
 const day = 86_400_000;
 const retry = { baseMs: 30_000, capMs: 3_600_000, giveUpMs: day, retentionMs: 30 * day };
-
-/** The Data API's way with a large result, scaled down: the statement runs (and commits), then its answer is refused. */
-const resultLimited = (sql: Sql, maxRows: number): Sql => ({
-  async query(text, params) {
-    const rows = await sql.query(text, params);
-    if (rows.length > maxRows) throw new Error(`result of ${rows.length} rows refused (at most ${maxRows})`);
-    return rows as never;
-  },
-  transaction: (fn) => sql.transaction(fn),
-});
 
 const recordingLog = () => {
   const lines: { msg: string; eventId?: unknown }[] = [];
