@@ -128,10 +128,12 @@ export const sweepOutbox = async (deps: OutboxDeps, now: Date, limit = 100, batc
                           ORDER BY settled_at LIMIT $2)`,
     [new Date(now.getTime() - deps.retry.retentionMs).toISOString(), pruneLimit],
   );
+  // MATERIALIZED, as the give-up's: a rescanned IN subquery claimed past its limit (all 5,000 due events in one run).
   const rows = await deps.sql.query(
-    `UPDATE webhook_events SET claimed_until = $2::timestamptz
-      WHERE event_id IN (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until <= $1::timestamptz
-                          ORDER BY claimed_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+    `WITH due AS MATERIALIZED (SELECT event_id FROM webhook_events WHERE outcome IS NULL AND claimed_until <= $1::timestamptz
+                               ORDER BY claimed_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+     UPDATE webhook_events SET claimed_until = $2::timestamptz
+      WHERE event_id IN (SELECT event_id FROM due)
       RETURNING ${outboxReturning}`,
     [now.toISOString(), new Date(now.getTime() + claimMs).toISOString(), limit],
   );

@@ -67,17 +67,33 @@ export const listUndelivered = async (sql: Sql, app: string, limit: number): Pro
   }));
 };
 
+/** Events one reopening statement takes: its RETURNING stays far under the Data API's 1 MiB. */
+export const redeliverBatch = 1000;
+
 /**
  * Reopens the tenant's undelivered events (all, or those named): due at once, with no rounds spent and the give-up
- * age counted from now (one in flight may go twice; the receiver dedupes on its id). Returns the ids reopened.
+ * age counted from now (one in flight may go twice; the receiver dedupes on its id). Returns the ids reopened. In
+ * batches until one comes back short: "all" after a long outage is tens of thousands, past what one Data API answer
+ * holds (the statement would commit and the operator get a 500). An event this call reopened (open, its give-up age
+ * counted from this very `now`) is not taken again.
  */
-export const redeliver = async (sql: Sql, app: string, eventIds: readonly string[] | undefined, now: Date): Promise<string[]> => {
-  const rows = await sql.query<{ eventId: string }>(
-    `UPDATE webhook_events SET outcome = NULL, settled_at = NULL, rounds = 0, retry_from = $2::timestamptz, claimed_until = $2::timestamptz
-      WHERE app_id = $1 AND outcome IS DISTINCT FROM 'delivered'
-        AND ($3::text IS NULL OR event_id = ANY (string_to_array($3::text, ',')::uuid[]))
-      RETURNING event_id AS "eventId"`,
-    [app, now.toISOString(), eventIds ? eventIds.join(",") : null],
-  );
-  return rows.map((r) => String(r.eventId));
+export const redeliver = async (sql: Sql, app: string, eventIds: readonly string[] | undefined, now: Date, batch = redeliverBatch): Promise<string[]> => {
+  const reopened: string[] = [];
+  for (let full = true; full; ) {
+    const rows = await sql.query<{ eventId: string }>(
+      `WITH pick AS MATERIALIZED (
+         SELECT event_id FROM webhook_events
+          WHERE app_id = $1 AND outcome IS DISTINCT FROM 'delivered'
+            AND ($3::text IS NULL OR event_id = ANY (string_to_array($3::text, ',')::uuid[]))
+            AND NOT (outcome IS NULL AND retry_from IS NOT DISTINCT FROM $2::timestamptz AND rounds = 0)
+          ORDER BY occurred_at, event_id LIMIT $4 FOR UPDATE)
+       UPDATE webhook_events SET outcome = NULL, settled_at = NULL, rounds = 0, retry_from = $2::timestamptz, claimed_until = $2::timestamptz
+        WHERE event_id IN (SELECT event_id FROM pick) AND outcome IS DISTINCT FROM 'delivered'
+        RETURNING event_id AS "eventId"`,
+      [app, now.toISOString(), eventIds ? eventIds.join(",") : null, batch],
+    );
+    reopened.push(...rows.map((r) => String(r.eventId)));
+    full = rows.length >= batch;
+  }
+  return reopened;
 };
