@@ -101,9 +101,11 @@ const pause = async (transport: Transport, ms: number, signal: AbortSignal | und
  * without it.
  */
 export const send = <T>(transport: Transport, who: Actor, call: Call): Promise<T> => {
-  const refused = call.idempotencyKey === undefined ? undefined : keyRefusal(call.idempotencyKey);
+  // Trimmed of HTTP whitespace as fetch trims a header value, then held to the service's rule.
+  const key = call.idempotencyKey?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  const refused = key === undefined ? undefined : keyRefusal(key);
   if (refused) return Promise.reject(refused);
-  const keyed = call.method !== "GET" && call.idempotencyKey === undefined ? { ...call, idempotencyKey: crypto.randomUUID() } : call;
+  const keyed = call.method === "GET" ? call : { ...call, idempotencyKey: key ?? crypto.randomUUID() };
   return withRetries(transport, keyed.signal, () => attempt<T>(transport, who, keyed));
 };
 

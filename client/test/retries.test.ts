@@ -62,6 +62,13 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(postId).toBeTruthy();
   });
 
+  it("a caller's Idempotency-Key with whitespace at its ends (a key read from a file, its newline kept) is sent trimmed, as fetch and the service trim it", async () => {
+    const { client } = clientVia();
+    const { postId } = await client.as(freshActor("trimmed")).createPost({ text: "k" }, { idempotencyKey: `\t${"t".repeat(255)}\r\n` });
+    expect(postId).toBeTruthy();
+    expect(keysOf("POST", "/api/v1/posts")).toEqual(["t".repeat(255)]);
+  });
+
   it("each call makes its own Idempotency-Key", async () => {
     const { client } = clientVia();
     const who = client.as(freshActor());
