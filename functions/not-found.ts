@@ -1,15 +1,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { DomainError } from "../core/domain-error";
 import { randomUUID } from "node:crypto";
-import { errorResponse, sentRequestId } from "../core/http/pipeline";
+import { refusedResponse, sentRequestId } from "../core/http/pipeline";
 import { toApiGatewayResult } from "../core/runtime/lambda/api-gateway";
-import { logRefusedRequest, refusalLogger } from "../core/runtime/lambda/lambda-handler";
+import { refusalLogger } from "../core/runtime/lambda/lambda-handler";
 
 /** API Gateway's catch-all route: a path no route matches answers the service's envelope 404, as the Node host does. */
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
   // A client's own UUID is echoed, as on every route; else a fresh one (API Gateway's id is no UUID).
   const requestId = sentRequestId(event.headers?.["x-request-id"]) ?? randomUUID();
-  const failure = new DomainError("NOT_FOUND", "no such route");
-  logRefusedRequest(refusalLogger(), requestId, event, failure);
-  return toApiGatewayResult(errorResponse(failure, requestId));
+  const request = { method: event.requestContext.http.method, path: event.rawPath };
+  return toApiGatewayResult(refusedResponse(refusalLogger(), requestId, request, new DomainError("NOT_FOUND", "no such route")));
 };

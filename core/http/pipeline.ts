@@ -15,6 +15,7 @@ import { successBody, type Outcome } from "./outcome";
 import type { RouteCall, RouteImpl } from "./route-call";
 import type { HttpRequest, HttpResponse } from "../http-message/http-message";
 import type { SqlBackend } from "../sql/port";
+import { invocationLogger, type Logger } from "../observability/logger";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -110,4 +111,18 @@ export const errorResponse = (failure: DomainError, requestId: string): HttpResp
     requestId,
   };
   return { status: errorStatus[failure.code], headers: { ...jsonHeaders, "X-Request-ID": requestId }, body: JSON.stringify(body) };
+};
+
+/**
+ * The one `request` line of a request a host answers itself, before any route, as a routed request's: its request
+ * id, method, path, status and errorCode; never a header value.
+ */
+export const logHostAnswer = (logger: Logger, requestId: string, fields: { method: string; path: string | undefined; status: number; errorCode?: string }): void =>
+  invocationLogger(logger, requestId).info("request", fields);
+
+/** A host's refusal before any route (a malformed target or Host, an unknown path): the envelope, and its line. */
+export const refusedResponse = (logger: Logger, requestId: string, request: { method: string; path: string | undefined }, failure: DomainError): HttpResponse => {
+  const response = errorResponse(failure, requestId);
+  logHostAnswer(logger, requestId, { method: request.method.toUpperCase(), path: request.path, status: response.status, errorCode: failure.code });
+  return response;
 };

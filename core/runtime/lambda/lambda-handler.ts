@@ -3,9 +3,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Deps } from "../../deps";
 import { DomainError } from "../../domain-error";
 import { hasMalformedPercentEscape } from "../../http-message/percent-encoding";
-import { errorStatus } from "../../http/errors";
-import { createRouteHandler, errorResponse, sentRequestId } from "../../http/pipeline";
-import { createLogger, invocationLogger, type Logger } from "../../observability/logger";
+import { createRouteHandler, errorResponse, refusedResponse, sentRequestId } from "../../http/pipeline";
+import { createLogger, type Logger } from "../../observability/logger";
 import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
 import { fromApiGatewayEvent, toApiGatewayResult } from "./api-gateway";
@@ -35,8 +34,7 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
       const failure = new DomainError("VALIDATION_ERROR", "malformed request target");
       // Logged at the container's level when its ports are built (they are for every other call), else at info.
       const logger = await build().then((built) => built.logger, () => refusalLogger());
-      logRefusedRequest(logger, requestId, event, failure);
-      return toApiGatewayResult(errorResponse(failure, requestId));
+      return toApiGatewayResult(refusedResponse(logger, requestId, { method: event.requestContext.http.method, path: event.rawPath }, failure));
     }
     let route;
     try {
@@ -54,18 +52,6 @@ const couldNotStart = (error: unknown, requestId: string): Promise<APIGatewayPro
   createLogger("error").error("the function could not start; its next call tries again", { requestId }, error instanceof Error ? error : new Error(String(error)));
   return toApiGatewayResult(errorResponse(new DomainError("SERVICE_UNAVAILABLE", "the service could not start; retry later"), requestId));
 };
-
-/**
- * The one `request` line of a request answered before any route (a malformed target, an unknown path), as a routed
- * request's (core/http/pipeline.ts): its request id, method, path, status and errorCode; never a header value.
- */
-export const logRefusedRequest = (logger: Logger, requestId: string, event: APIGatewayProxyEventV2, failure: DomainError): void =>
-  invocationLogger(logger, requestId).info("request", {
-    method: event.requestContext.http.method.toUpperCase(),
-    path: event.rawPath,
-    status: errorStatus[failure.code],
-    errorCode: failure.code,
-  });
 
 let containerLogger: Logger | undefined;
 

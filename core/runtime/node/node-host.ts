@@ -5,13 +5,13 @@ import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
 import type { Deps } from "../../deps";
 import { DomainError, validationError } from "../../domain-error";
-import { createRouteHandler, errorResponse, sentRequestId } from "../../http/pipeline";
+import { createRouteHandler, errorResponse, logHostAnswer, refusedResponse, sentRequestId } from "../../http/pipeline";
 import { classifyError } from "../../invocation/classify-error";
 import { isHead } from "../../http/route";
 import type { RouteImpl } from "../../http/route-call";
 import type { HttpRequest, HttpResponse } from "../../http-message/http-message";
 import { maxUploadBytes } from "../../records/accepted-types";
-import { invocationLogger, type Logger } from "../../observability/logger";
+import type { Logger } from "../../observability/logger";
 import { localDidDocument } from "./local-did-document";
 import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
@@ -29,12 +29,8 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
   const noFloor: BodyRateFloor = { ...floor, minBytesPerSecond: 0 };
 
   /** An answer the host gives itself, before any route: the envelope, and the request's one log line. */
-  const refuse = (error: DomainError, incoming: IncomingMessage, path: string | undefined): HttpResponse => {
-    const requestId = requestIdOf(incoming);
-    const response = errorResponse(error, requestId);
-    logHostAnswer(deps.logger, requestId, { method: (incoming.method ?? "GET").toUpperCase(), path, status: response.status, errorCode: error.code });
-    return response;
-  };
+  const refuse = (error: DomainError, incoming: IncomingMessage, path: string | undefined): HttpResponse =>
+    refusedResponse(deps.logger, requestIdOf(incoming), { method: incoming.method ?? "GET", path }, error);
 
   const serve = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const method = (incoming.method ?? "GET").toUpperCase();
@@ -209,13 +205,6 @@ const finishUnreadBody = (incoming: IncomingMessage, response: HttpResponse, too
  */
 const utf8HeaderValue = (value: string): string =>
   /[^\x00-\x7f]/.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
-
-/**
- * The one `request` line of a request the host answers itself, as a routed request's (core/http/pipeline.ts): its
- * request id, method, path, status and errorCode; never a header value.
- */
-const logHostAnswer = (logger: Logger, requestId: string, fields: { method: string; path: string | undefined; status: number; errorCode?: string }) =>
-  invocationLogger(logger, requestId).info("request", fields);
 
 /** The path of a target that did not parse, when it is origin-form (`/...`): an absolute-form one may carry credentials. */
 const originFormPath = (target: string | undefined): string | undefined =>
