@@ -120,34 +120,31 @@ export function parseProcessingConfig(read: ReadVariable, log: Pick<Logger, "err
     return false;
   };
 
+  /**
+   * A deployment default's or a tenant pin's value. One that is not provider or provider:model still names
+   * something: the stage is misconfigured (for that tenant) rather than silently given another provider.
+   */
+  const providerValue = (stage: Stage, name: string, raw: string, appId?: string): ProviderValue => {
+    const value = parseProviderValue(raw);
+    const [who, whose, fields] = appId === undefined ? [name, "", { variable: name }] : [`${name}: tenant "${appId}"`, " for it", { variable: name, appId }];
+    if (!value) log.error(`${who} is not provider or provider:model (a model of at most ${maxModelLength} characters); ${stage} is unavailable${whose}`, fields);
+    else if (value.model && stage !== "transcribe") log.warn(`${who} pins a model, but ${stage} has no models; ignored`, fields);
+    return value ?? { provider: raw };
+  };
+
   const defaults: Partial<Record<Stage, ProviderValue>> = {};
   for (const stage of stageOrder) {
     const name = processingVariables.defaults[stage];
     const raw = read(name);
-    if (raw === undefined) continue;
-    const value = parseProviderValue(raw);
-    // A malformed default still names something: the stage is misconfigured rather than silently defaulted.
-    defaults[stage] = value ?? { provider: raw };
-    if (!value) log.error(`${name} is not provider or provider:model (a model of at most ${maxModelLength} characters); ${stage} is unavailable`, { variable: name });
-    else if (value.model && stage !== "transcribe") log.warn(`${name} pins a model, but ${stage} has no models; ignored`, { variable: name });
+    if (raw !== undefined) defaults[stage] = providerValue(stage, name, raw);
   }
 
   const tenantPins = {} as Record<Stage, Map<string, ProviderValue>>;
   for (const stage of stageOrder) {
     const name = processingVariables.pins[stage];
-    // Only an entry that is not appId:value is dropped. A well-formed entry whose value names no provider is kept as
-    // the default's is: that tenant's stage is misconfigured, rather than falling back to another provider.
+    // Only an entry that is not appId:value is dropped; a well-formed one is the tenant's, as a default is the deployment's.
     const list = parseAppList(name, read(name), () => undefined, log);
-    tenantPins[stage] = new Map([...list].map(([appId, raw]) => {
-      const value = parseProviderValue(raw);
-      if (!value) {
-        log.error(`${name}: tenant "${appId}" is not provider or provider:model (a model of at most ${maxModelLength} characters); ${stage} is unavailable for it`, {
-          variable: name,
-          appId,
-        });
-      } else if (value.model && stage !== "transcribe") log.warn(`${name}: tenant "${appId}" pins a model, but ${stage} has no models; ignored`, { variable: name, appId });
-      return [appId, value ?? { provider: raw }];
-    }));
+    tenantPins[stage] = new Map([...list].map(([appId, raw]) => [appId, providerValue(stage, name, raw, appId)]));
   }
   const tenantSttModels = parseAppList(
     "SVC_APP_STT_MODELS",
