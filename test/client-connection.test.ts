@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "./support/databases";
 import { logRecorder } from "./support/log-recorder";
 import { rawRequest } from "./support/raw-http";
+import { noiseWav } from "./support/seeded-audio";
 import { startTestService, type TestService } from "./support/test-service";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -54,6 +55,33 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
     expect(line.fields.status).toBe(499);
     expect(line.fields.errorCode).toBeUndefined();
     expect(lines.filter((l) => l.level === "error")).toEqual([]);
+  });
+
+  it("an upload whose last CRLF (after the close delimiter) comes in a packet of its own is answered 201, not held until the idle timeout", async () => {
+    const boundary = "latecrlf";
+    const wav = noiseWav();
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+      wav,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const socket = connect(port, "127.0.0.1");
+    socket.setNoDelay(true);
+    socket.on("error", () => {});
+    let text = "";
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `POST /api/v1/audio/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.tenants.alpha.token}\r\n` +
+        `X-Svc-Acting-Actor: late-crlf\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
+    socket.write(body.subarray(0, body.length - 2));
+    // The file is parsed and read to its end before the last two bytes arrive.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write(body.subarray(body.length - 2));
+    await expect.poll(() => text, { timeout: idleTimeoutMs / 2 }).toMatch(/^HTTP\/1\.1 201/);
+    socket.destroy();
   });
 
   it("an idle upload is cut off after the idle timeout (within 60 s in production) and its staging file removed", async () => {

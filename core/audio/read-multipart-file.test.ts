@@ -1,5 +1,7 @@
 import { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import type { DomainError } from "../domain-error";
 import { multipartRequest } from "../../test/support/multipart-request";
 import { maxUploadBytes } from "../records/accepted-types";
 import { firstPartContentType } from "./first-part-content-type";
@@ -98,6 +100,75 @@ describe("reading the multipart file part", () => {
     expect(request.body().readableFlowing).toBe(false);
     expect(request.body().listenerCount("data")).toBe(0);
     expect(request.bytesRead()).toBeLessThan(maxUploadBytes + 1024 * 1024);
+  });
+
+  describe("however the body arrives (each piece a later packet, the file read at once or slowly)", () => {
+    const boundary = "XyZ";
+    const data = Buffer.alloc(3000, 7);
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
+    const bodyOf = (tail: string) => Buffer.concat([Buffer.from(head), data, Buffer.from(tail)]);
+    const close = `\r\n--${boundary}--`;
+
+    /** "whole", "wrong bytes", the refusal's code, or "no answer" within a second. */
+    const outcome = async (pieces: Buffer[], readPause: number) => {
+      const body = Readable.from(
+        (async function* () {
+          for (const piece of pieces) {
+            yield piece;
+            await sleep(2);
+          }
+        })(),
+      );
+      const request = { method: "POST", path: "/", query: {}, params: {}, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body: () => body };
+      const read = async () => {
+        try {
+          const file = await readMultipartFile(request as never);
+          const chunks: Buffer[] = [];
+          for await (const chunk of file.stream) {
+            chunks.push(chunk as Buffer);
+            if (readPause) await sleep(readPause);
+          }
+          return Buffer.concat(chunks).equals(data) ? "whole" : "wrong bytes";
+        } catch (error) {
+          return (error as DomainError).code;
+        }
+      };
+      return Promise.race([read(), sleep(1000, "no answer")]);
+    };
+    /** The body in two pieces, cut at each of the last `span` + 1 places. */
+    const cuts = (body: Buffer, span: number) => Array.from({ length: span + 1 }, (_, i) => body.length - i);
+
+    it("an epilogue after the close delimiter, even the last CRLF alone in a later packet, is ignored: the file ends whole", async () => {
+      // The parser ends itself at the close delimiter and never called back for bytes after it: no answer at all.
+      for (const readPause of [0, 10]) {
+        for (const tail of [close, `${close}\r\n`, `${close}\r\nan epilogue\r\n`]) {
+          const body = bodyOf(tail);
+          for (const cut of cuts(body, tail.length + 2)) {
+            const pieces = [body.subarray(0, cut), body.subarray(cut)].filter((piece) => piece.length > 0);
+            expect(await outcome(pieces, readPause), `${JSON.stringify(tail)} cut ${body.length - cut} from the end`).toBe("whole");
+          }
+        }
+      }
+    });
+
+    it("a body cut short before its close delimiter is VALIDATION_ERROR, wherever it is cut", async () => {
+      for (const readPause of [0, 10]) {
+        const body = bodyOf(close);
+        for (const cut of cuts(body, close.length + 2).slice(1)) {
+          expect(await outcome([body.subarray(0, cut)], readPause), `cut ${body.length - cut} from the end`).toBe("VALIDATION_ERROR");
+        }
+      }
+    });
+
+    it("a second part in a later packet is VALIDATION_ERROR, wherever the packets split", async () => {
+      const second = `\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi${close}\r\n`;
+      for (const readPause of [0, 10]) {
+        const body = bodyOf(`\r\n--${boundary}${second}`);
+        for (const cut of cuts(body, second.length + boundary.length + 4).filter((cut) => cut < body.length)) {
+          expect(await outcome([body.subarray(0, cut), body.subarray(cut)], readPause), `cut ${body.length - cut} from the end`).toBe("VALIDATION_ERROR");
+        }
+      }
+    });
   });
 
   it("exactly 25 MiB passes whole", async () => {

@@ -58,10 +58,28 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
   return new Promise<MultipartFile>((resolve, reject) => {
     let out: PassThrough | undefined;
     let failed = false;
+    let bodyEnded = false;
+    let fileEnded = false;
 
     const watch = (chunk: Buffer) => {
       if (tap.watch(chunk)) body.off("data", watch);
     };
+    const finish = () => {
+      if (failed || !out || out.writableEnded) return;
+      out.end();
+    };
+    // Once the body has ended, the parser has been given every byte, and by the next turn it has reported any second
+    // part or a body cut short. It may never finish, though: busboy skips a part that is not form-data, and a skipped
+    // last part past its 16 KiB buffer holds it (so a body that ended with no file announced has none); and it ends
+    // itself at the close delimiter once the file part is read, then holds any later bytes (an epilogue, or the last
+    // CRLF in a packet of its own; more than 16 KiB of them still waits for the idle timeout) without calling back.
+    // So a file part that has ended by then, with neither reported, is the whole upload.
+    const settleOnceBodyEnded = () =>
+      setImmediate(() => {
+        if (!bodyEnded) return;
+        if (!out) fail(missingFile());
+        else if (fileEnded) finish();
+      });
     const fail = (error: DomainError) => {
       if (failed) return;
       failed = true;
@@ -87,6 +105,10 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       // consumers still see it, as the stream's `errored` state, through pipeline or async iteration.
       out.on("error", () => undefined);
       file.on("limit", () => fail(fileTooLarge(maxBytes)));
+      file.on("end", () => {
+        fileEnded = true;
+        settleOnceBodyEnded();
+      });
       file.pipe(out, { end: false });
       resolve({ mimeType: tap.contentType() ?? "", filename, stream: out });
     });
@@ -95,17 +117,14 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     parser.on("partsLimit", () => fail(validationError(`more than one part: ${onePart}`)));
     parser.on("error", (error: Error) => fail(validationError(`malformed multipart body: ${error.message}`)));
     body.on("error", (error: Error) => fail(validationError(`request body failed: ${error.message}`)));
-    // Busboy skips a part that is not form-data (no Content-Disposition, or `attachment`), and a skipped last part
-    // past its 16 KiB buffer never lets it finish: a body that ended with no file announced has none.
-    body.on("end", () =>
-      setImmediate(() => {
-        if (!out) fail(missingFile());
-      }),
-    );
+    body.on("end", () => {
+      bodyEnded = true;
+      settleOnceBodyEnded();
+    });
     parser.on("finish", () => {
       if (failed) return;
       if (!out) fail(missingFile());
-      else out.end();
+      else finish();
     });
 
     // The tap's listener first: it sees each chunk before busboy parses it.
