@@ -1,5 +1,5 @@
 import { DomainError } from "../core/domain-error";
-import { implement } from "../core/http/route-call";
+import { implement, type RouteCall } from "../core/http/route-call";
 import { keyTakenOver } from "../core/idempotency/claim";
 import { leaveToSweep } from "../core/processing/lease";
 import { requestStagesIfAuthor } from "../core/processing/request-stages";
@@ -41,6 +41,16 @@ export const route = defineRoute({
 const impl = implement(route, async (call) => {
   const { postId } = call.params;
   const appId = call.tenant.appId;
+  // Taken over from a PATCH under this key that wrote its stages and died before answering: answer, write nothing.
+  if (!call.idempotency?.written) await requestStages(call);
+  const row = await findPost(call.sql, appId, postId);
+  if (!row) throw new DomainError("NOT_FOUND", "post not found");
+  return { data: toPostView(row, projectionOf(call)) };
+});
+
+const requestStages = async (call: RouteCall<typeof route>): Promise<void> => {
+  const { postId } = call.params;
+  const appId = call.tenant.appId;
   const { enrichment } = call.deps;
   const result = await requestStagesIfAuthor(call.sql, {
     appId,
@@ -65,10 +75,7 @@ const impl = implement(route, async (call) => {
     call.log.error("processing job not dispatched; the sweep retries it", { appId, postId, error: String(error) });
     await leaveToSweep(call.sql, appId, postId, call.deps.now()).catch(() => undefined);
   }
-  const row = await findPost(call.sql, appId, postId);
-  if (!row) throw new DomainError("NOT_FOUND", "post not found");
-  return { data: toPostView(row, projectionOf(call)) };
-});
+};
 
 export default impl;
 export const handler = lambda(impl, { sql: rdsDataSql, enrichment: lambdaEnrichment });

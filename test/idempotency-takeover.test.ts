@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotencyLeaseMs } from "../core/idempotency/claim";
+import { findPostStatement } from "../core/posts/post-store";
 import type { SqlBackend } from "../core/sql/port";
 import { backends } from "./support/databases";
 import { audioPost, seedAudio } from "./support/seeded-audio";
@@ -8,8 +9,11 @@ import { startTestService, type TestService } from "./support/test-service";
 describe.each(backends)("a write that runs after its key's lease lapsed and another request took the key over, on $name", (backend) => {
   let svc: TestService;
   let offsetMs = 0;
-  /** Set to hold the next statement with `text` until released: the first request stalls there, as on a slow database. */
-  let hold: { text: string; reached: () => void; released: Promise<void> } | undefined;
+  /**
+   * Set to hold the next statement with `text` until released: the first request stalls there, as on a slow database
+   * (or, never released, as a process that died there). `fails`: the statement then fails instead of running.
+   */
+  let hold: { text: string; reached: () => void; released: Promise<void>; fails?: boolean } | undefined;
   beforeAll(async () => {
     svc = await startTestService({
       driver: "node",
@@ -22,6 +26,7 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
           hold = undefined;
           held.reached();
           await held.released;
+          if (held.fails) throw new Error("the connection to the database was lost");
         };
         return { ...sql, query: async (text, params) => (await stall(text), sql.query(text, params)) } as SqlBackend;
       },
@@ -30,9 +35,9 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
   afterAll(() => svc?.close());
 
   /** Sends the first request, held at its `text` statement until the returned release is called. */
-  const stalled = async <T>(text: string, send: () => Promise<T>) => {
+  const stalled = async <T>(text: string, send: () => Promise<T>, fails = false) => {
     let release!: () => void;
-    const reached = new Promise<void>((reached) => (hold = { text, reached, released: new Promise((r) => (release = r)) }));
+    const reached = new Promise<void>((reached) => (hold = { text, reached, released: new Promise((r) => (release = r)), fails }));
     const first = send();
     await reached;
     return { first, release };
@@ -56,13 +61,18 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
     expect(replay.json.data.postId).toBe(retry.json.data.postId);
   });
 
-  it("a PATCH writes no stage and answers 409 IDEMPOTENCY_IN_PROGRESS: the stages are requested once, by the later request", async () => {
-    const post = await svc.post("/api/v1/posts", { actor: "i-lease-p", json: audioPost(await seedAudio(svc.deps, "alpha")) });
+  /** An audio post of `actor`, the PATCH requesting its waveform under `key`, and the stage's generation (one per request). */
+  const patchable = async (actor: string, key: string) => {
+    const post = await svc.post("/api/v1/posts", { actor, json: audioPost(await seedAudio(svc.deps, "alpha")) });
     const postId = post.json.data.postId as string;
-    const patch = () =>
-      svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "i-lease-p", json: { processing: { waveform: true } }, headers: { "idempotency-key": "key-lease-p" } });
+    const patch = () => svc.call("PATCH", `/api/v1/posts/${postId}`, { actor, json: { processing: { waveform: true } }, headers: { "idempotency-key": key } });
     const generation = async () =>
       (await svc.deps.sql.query<{ generation: number }>("SELECT generation FROM post_stages WHERE rkey = $1", [postId]))[0]?.generation;
+    return { patch, generation };
+  };
+
+  it("a PATCH writes no stage and answers 409 IDEMPOTENCY_IN_PROGRESS: the stages are requested once, by the later request", async () => {
+    const { patch, generation } = await patchable("i-lease-p", "key-lease-p");
     const { first, release } = await stalled("INSERT INTO post_stages", patch);
     offsetMs += idempotencyLeaseMs + 1_000;
     const retry = await patch();
@@ -75,5 +85,36 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
     // Unfenced, the late write requested the settled stage again: a second run and webhook under one key.
     expect(await generation()).toBe(requested);
     expect((await patch()).headers["idempotent-replayed"]).toBe("true");
+  });
+
+  it("a PATCH whose request died between its write and its answer is answered by the retry that takes its key over, which writes nothing again", async () => {
+    const { patch, generation } = await patchable("i-died-p", "key-died-p");
+    // Never released while it matters: the first request's process is gone after its stage write committed.
+    const { first, release } = await stalled(findPostStatement, patch);
+    expect(await generation()).toBe(1);
+    offsetMs += idempotencyLeaseMs + 1_000;
+    const retry = await patch();
+    expect(retry.status).toBe(202);
+    expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+    expect(retry.json.data.processing.waveform).toMatchObject({ status: "skipped" });
+    // Written again, the stage would settle a second time, with a second webhook under one key.
+    expect(await generation()).toBe(1);
+    const replay = await patch();
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.json).toEqual(retry.json);
+    release();
+    await first;
+    expect((await patch()).json).toEqual(retry.json);
+  });
+
+  it("a PATCH that fails after its write frees its key for the retry at once, which answers without writing again", async () => {
+    const { patch, generation } = await patchable("i-failed-p", "key-failed-p");
+    const { first, release } = await stalled(findPostStatement, patch, true);
+    release();
+    expect((await first).status).toBeGreaterThanOrEqual(500);
+    // Not a 409 until the lease lapses, and not a second request of the stages.
+    const retry = await patch();
+    expect(retry.status).toBe(202);
+    expect(await generation()).toBe(1);
   });
 });

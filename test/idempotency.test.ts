@@ -133,38 +133,58 @@ describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name",
   );
 });
 
-describe("a create answered 503 at its request deadline while its write still runs", () => {
+describe.each(backends)("a create answered 503 at its request deadline while its write still runs, on $name", ({ open }) => {
   let svc: TestService;
-  let slowMs = 0;
+  /** How the next post insert is slowed: held before it is sent, or sent and held uncommitted (its lock taken). */
+  let slow: "before" | "committing" | undefined;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   beforeAll(async () => {
-    const open = backends[0]!.open;
     svc = await startTestService({
       driver: "node",
       env: { SVC_REQUEST_DEADLINE_MS: "300" },
-      // The post's insert stalls (a slow database): the request's deadline passes before it commits.
       sql: async () => {
         const sql = await open();
-        const stall = (text: string) => (slowMs > 0 && text.includes("INSERT INTO posts") ? new Promise((r) => setTimeout(r, slowMs)) : undefined);
-        return { ...sql, query: async (text, params) => (await stall(text), sql.query(text, params)) } as SqlBackend;
+        const query: SqlBackend["query"] = async (text, params) => {
+          const mode = text.includes("INSERT INTO posts") ? slow : undefined;
+          if (mode) slow = undefined;
+          if (mode === "before") await sleep(1_000);
+          if (mode !== "committing") return sql.query(text, params);
+          return sql.transaction(async (tx) => {
+            const rows = await tx.query(text, params);
+            await sleep(1_000);
+            return rows;
+          });
+        };
+        return { ...sql, query } as SqlBackend;
       },
     });
   });
   afterAll(() => svc?.close());
 
-  it("keeps its Idempotency-Key held until the write ends: a retry meanwhile is 409, after it the post's replay, never a second post", async () => {
-    const create = () => svc.post("/api/v1/posts", { actor: "i-slow", json: { text: "slow" }, headers: { "idempotency-key": "key-slow" } });
-    slowMs = 1_000;
-    const first = await create();
-    expect(first.status).toBe(503);
-    slowMs = 0;
-    // The 503 says the outcome is unknown, not that the request failed: releasing the key here would let this retry
-    // write a second post while the first still commits.
-    expect((await create()).json.error.code).toBe("IDEMPOTENCY_IN_PROGRESS");
-    await new Promise((r) => setTimeout(r, 1_200));
-    const retry = await create();
+  const create = (key: string) => svc.post("/api/v1/posts", { actor: `i-slow-${key}`, json: { text: "slow" }, headers: { "idempotency-key": key } });
+  const postIds = async (key: string) =>
+    ((await svc.get("/api/v1/posts", { actor: `i-slow-${key}` })).json.data.items as { uri: string }[]).map((p) => p.uri.split("/").pop());
+
+  it("frees its key with the 503, as any failure's: the client's retry makes the post, never a 409, and the late write stores nothing", async () => {
+    slow = "before";
+    expect((await create("before")).status).toBe(503);
+    const retry = await create("before");
+    expect(retry.status).toBe(201);
+    await sleep(1_200);
+    // The first request's write, fenced by the key the retry now holds, wrote no second post.
+    expect(await postIds("before")).toEqual([retry.json.data.postId]);
+    expect((await create("before")).headers["idempotent-replayed"]).toBe("true");
+  });
+
+  it("whose write is committing keeps the answer it stores: the release finds it stored and frees nothing, and the retry replays it", async () => {
+    slow = "committing";
+    expect((await create("committing")).status).toBe(503);
+    // A retry while the write commits is 409 (the first still runs) or, once it waited for the commit, its replay.
+    await sleep(1_000);
+    const retry = await create("committing");
     expect(retry.status).toBe(201);
     expect(retry.headers["idempotent-replayed"]).toBe("true");
-    expect((await svc.get("/api/v1/posts", { actor: "i-slow" })).json.data.items).toHaveLength(1);
+    expect(await postIds("committing")).toEqual([retry.json.data.postId]);
   });
 });
 

@@ -14,6 +14,13 @@ export const remainingMs = (): number | undefined => {
   return at === undefined ? undefined : at - Date.now();
 };
 
+/** The 503 of a request still running at its deadline: its outcome is unknown, not failed (`fn` may yet finish). */
+export class DeadlinePassed extends DomainError {
+  constructor(ms: number) {
+    super("SERVICE_UNAVAILABLE", `the request did not finish within ${ms} ms; retry later`);
+  }
+}
+
 /**
  * Runs `fn` with a deadline `ms` from now (none when undefined): past it the answer is 503 SERVICE_UNAVAILABLE at
  * once, whatever `fn` is still waiting on. `fn` is not cancelled; its late result is dropped.
@@ -25,7 +32,7 @@ export const withinDeadline = <T>(ms: number | undefined, fn: () => Promise<T>, 
   const at = Date.now() + ms;
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new DomainError("SERVICE_UNAVAILABLE", `the request did not finish within ${ms} ms; retry later`)),
+      () => reject(new DeadlinePassed(ms)),
       Math.max(0, ms),
     );
     (publish ? deadlines.run(at, fn) : fn())

@@ -2,7 +2,7 @@ import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { type DomainError, validationError } from "../domain-error";
 import type { Deps } from "../deps";
-import { invocationDeadlineMs, withinDeadline } from "../deadline/deadline";
+import { DeadlinePassed, invocationDeadlineMs, withinDeadline } from "../deadline/deadline";
 import { runInvocation } from "../invocation/run-invocation";
 import { clientIp } from "../rate-limit/client-ip";
 import { errorStatus } from "./errors";
@@ -83,6 +83,7 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
           log.info("client closed the request", { reason: error instanceof Error ? error.message : String(error) });
           response = { status: clientClosedRequest, headers: {} };
         } else {
+          if (error instanceof DeadlinePassed) await releaseHeldKey(call);
           response = errorResponse(invocation.failed(error), requestId);
         }
       }
@@ -91,6 +92,24 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
       return response;
     });
   };
+};
+
+/** How long a deadline's 503 waits for its key's release; a Lambda answers with at most a second to spare. */
+const releaseWaitMs = 500;
+
+/**
+ * A 503 at the deadline is a failed first request to its client, which retries under the same key: the key is freed
+ * with the answer, as any failure's is, or that retry would be a 409. Still running, the request's write is fenced by
+ * the key (heldIdempotencyClause): released before it, the write stores nothing; committing, it holds the key's row,
+ * and the release then finds it answered and frees nothing, so the retry replays it. Never a second post.
+ */
+const releaseHeldKey = async (call: RouteCall): Promise<void> => {
+  if (!call.releaseIdempotencyKey) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, releaseWaitMs)));
+  // Past the wait (a database too slow to answer), the key's lease frees it, as before.
+  await Promise.race([call.releaseIdempotencyKey().catch(() => undefined), waited]);
+  clearTimeout(timer);
 };
 
 const toHttpResponse = (outcome: Outcome): HttpResponse =>

@@ -43,6 +43,8 @@ export type RouteCall<R extends RouteDef = RouteDef> = Caller<R> & {
   params: Specific<R, RouteParams<R>>;
   /** Set while the request holds an Idempotency-Key: hand it to the write that answers the request. */
   idempotency?: IdempotencyClaim;
+  /** Set while the request holds an Idempotency-Key: frees it (a no-op once its write has stored the answer). */
+  releaseIdempotencyKey?: () => Promise<void>;
   /** Headers every response of this request carries (rate-limit state, replay marker). */
   responseHeaders: Record<string, string>;
 };

@@ -10,6 +10,7 @@ import {
   completeIdempotencyKey,
   heldIdempotencyClause,
   releaseIdempotencyKey,
+  writtenIdempotencyClause,
   type HeldKey,
   type IdempotencyOptions,
   type IdempotencyScope,
@@ -199,6 +200,48 @@ describe.each([...backends, ...dataApiBackends])("idempotency claims on $name", 
     expect(await claimIdempotencyKey(db, scope, "fp1", at(800))).toEqual({ kind: "in-progress" });
     await completeIdempotencyKey(db, second, 201, { postId: "second" }, at(900));
     expect(await claimIdempotencyKey(db, scope, "fp1", at(1_000))).toEqual({ kind: "replay", status: 201, body: { postId: "second" } });
+  });
+
+  /** Marks the held key written, as a write that cannot store its answer in its own statement does. */
+  const markWritten = async (held: HeldKey, status = 202) => {
+    const p = placeholders();
+    await db.query(`WITH written AS (${writtenIdempotencyClause(p.add, held, status)} AND true) SELECT 1`, p.values);
+  };
+
+  it("a claim whose write was marked and whose request died is taken over as written: the taker answers without writing again", async () => {
+    const scope = newScope();
+    const first = await claim(scope, "fp1", at(), { leaseMs: 500 });
+    expect(await claimIdempotencyKey(db, newScope(), "fp1", at())).toMatchObject({ kind: "claimed", written: false });
+    await markWritten(first);
+    // Still the first request's while its lease runs.
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(499))).toEqual({ kind: "in-progress" });
+    const taken = await claimIdempotencyKey(db, scope, "fp1", at(500));
+    expect(taken).toMatchObject({ kind: "claimed", written: true });
+    // The taker's answer is the key's answer from then on.
+    if (taken.kind !== "claimed") throw new Error("expected a claim");
+    await completeIdempotencyKey(db, taken.held, 202, { answered: "by the taker" }, at(600));
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(700))).toEqual({ kind: "replay", status: 202, body: { answered: "by the taker" } });
+  });
+
+  it("a written mark passes only to the same body, and not past the key's lifetime: another body, or an expired key, starts afresh", async () => {
+    const other = newScope();
+    await markWritten(await claim(other, "fp1", at(), { leaseMs: 500 }));
+    expect(await claimIdempotencyKey(db, other, "fp2", at(500))).toMatchObject({ kind: "claimed", written: false });
+    const expired = newScope();
+    await markWritten(await claim(expired, "fp1", at(), { leaseMs: 500, ttlMs: 1_000 }));
+    expect(await claimIdempotencyKey(db, expired, "fp1", at(1_000))).toMatchObject({ kind: "claimed", written: false });
+  });
+
+  it("releasing a claim marked written ends its lease instead of deleting it: the next request takes it over at once, as written", async () => {
+    const scope = newScope();
+    const held = await claim(scope, "fp1", at());
+    await markWritten(held);
+    await releaseIdempotencyKey(db, held);
+    expect(await claimIdempotencyKey(db, scope, "fp1", at(1))).toMatchObject({ kind: "claimed", written: true });
+    // Unmarked, a release frees the key outright, whatever the next body.
+    const plain = newScope();
+    await releaseIdempotencyKey(db, await claim(plain, "fp1", at()));
+    expect(await claimIdempotencyKey(db, plain, "fp2", at(1))).toMatchObject({ kind: "claimed", written: false });
   });
 });
 

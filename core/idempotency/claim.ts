@@ -19,9 +19,12 @@ export interface HeldKey extends IdempotencyScope {
   lockedUntil: string;
 }
 
-/** What claiming a key found. */
+/**
+ * What claiming a key found. `written`: the key was taken over from a request that wrote and died before it stored
+ * its answer (writtenClause marked the write); the taker answers without writing again.
+ */
 export type ClaimOutcome =
-  | { kind: "claimed"; held: HeldKey }
+  | { kind: "claimed"; held: HeldKey; written: boolean }
   | { kind: "replay"; status: number; body: unknown }
   | { kind: "in-progress" }
   | { kind: "mismatch" };
@@ -36,6 +39,14 @@ export type ClaimOutcome =
 export interface IdempotencyClaim {
   completeClause(p: (value: SqlValue) => string, answer: unknown): string;
   heldClause(p: (value: SqlValue) => string): string;
+  /**
+   * For a write that cannot store its answer in its own statement (the answer is read after it): embed as a CTE
+   * with `AND <the write's condition>`, so a request that dies between its write and its answer leaves the key
+   * marked written, and the retry that takes it over answers without writing a second time.
+   */
+  writtenClause(p: (value: SqlValue) => string): string;
+  /** This request took the key over from one that wrote and died before answering: answer, write nothing. */
+  written: boolean;
 }
 
 export interface IdempotencyOptions {
@@ -52,6 +63,7 @@ export const idempotencyTtlMs = 24 * 60 * 60_000;
 
 interface ClaimRow {
   claimed: boolean;
+  written: boolean;
   fingerprint: string | null;
   state: "running" | "done" | null;
   response_status: number | null;
@@ -74,12 +86,15 @@ WITH pruned AS (
   INSERT INTO idempotency_keys AS k (app_id, actor, route, key, fingerprint, state, locked_until, expires_at)
   VALUES ($1, $2, $3, $4, $5, 'running', $6::timestamptz, $7::timestamptz)
   ON CONFLICT (app_id, actor, route, key) DO UPDATE
-     SET fingerprint = excluded.fingerprint, state = 'running', response_status = NULL, response_body = NULL,
-         locked_until = excluded.locked_until, expires_at = excluded.expires_at
+     SET fingerprint = excluded.fingerprint, state = 'running',
+         -- A lapsed claim's written mark (writtenClause) passes to the taker with the same body; an expired key starts afresh.
+         response_status = CASE WHEN k.expires_at > $9::timestamptz AND k.fingerprint = excluded.fingerprint THEN k.response_status END,
+         response_body = NULL, locked_until = excluded.locked_until, expires_at = excluded.expires_at
    WHERE k.expires_at <= $9::timestamptz OR (k.state = 'running' AND k.locked_until <= $9::timestamptz)
-  RETURNING 1
+  RETURNING k.response_status IS NOT NULL AS written
 )
-SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, e.fingerprint, e.state, e.response_status, e.response_body
+SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, coalesce((SELECT written FROM claimed), false) AS written,
+       e.fingerprint, e.state, e.response_status, e.response_body
   FROM (VALUES (1)) AS one (x)
   LEFT JOIN idempotency_keys AS e
     ON e.app_id = $1 AND e.actor = $2 AND e.route = $3 AND e.key = $4
@@ -110,18 +125,23 @@ export const claimIdempotencyKey = async (
     now.toISOString(),
   ]);
   if (!row) throw new Error("idempotency claim returned no row");
-  if (row.claimed) return { kind: "claimed", held: { ...scope, lockedUntil } };
+  if (row.claimed) return { kind: "claimed", held: { ...scope, lockedUntil }, written: row.written === true };
   if (row.state === null) return { kind: "in-progress" };
   if (row.fingerprint !== fingerprint) return { kind: "mismatch" };
   if (row.state === "done") return { kind: "replay", status: Number(row.response_status), body: row.response_body };
   return { kind: "in-progress" };
 };
 
-/** Frees this request's running claim at once (the request failed), so the client can fix the request and retry. */
+/**
+ * Frees this request's running claim at once (the request failed), so the client can fix the request and retry.
+ * A claim marked written (its write committed, its answer did not follow) is not deleted but its lease ended: the
+ * retry takes it over at once and answers without writing again.
+ */
 export const releaseIdempotencyKey = async (sql: Sql, held: HeldKey): Promise<void> => {
+  const mine = `app_id = $1 AND actor = $2 AND route = $3 AND key = $4 AND state = 'running' AND locked_until = $5::timestamptz`;
   await sql.query(
-    `DELETE FROM idempotency_keys WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4 AND state = 'running'
-        AND locked_until = $5::timestamptz`,
+    `WITH lapsed AS (UPDATE idempotency_keys SET locked_until = '-infinity' WHERE ${mine} AND response_status IS NOT NULL)
+     DELETE FROM idempotency_keys WHERE ${mine} AND response_status IS NULL`,
     [held.appId, held.actor, held.route, held.key, held.lockedUntil],
   );
 };
@@ -156,6 +176,15 @@ export const heldIdempotencyClause = (p: (value: SqlValue) => string, held: Held
     WHERE app_id = ${p(held.appId)} AND actor = ${p(held.actor)} AND route = ${p(held.route)} AND key = ${p(held.key)}
       AND state = 'running' AND locked_until = ${p(held.lockedUntil)}::timestamptz
       FOR UPDATE`;
+
+/**
+ * The statement that marks the running claim written (its status stored, its answer not yet), for embedding as a
+ * data-modifying CTE in the write, followed by `AND <the write's condition>`.
+ */
+export const writtenIdempotencyClause = (p: (value: SqlValue) => string, held: HeldKey, status: number): string =>
+  `UPDATE idempotency_keys SET response_status = ${p(status)}::integer
+    WHERE app_id = ${p(held.appId)} AND actor = ${p(held.actor)} AND route = ${p(held.route)} AND key = ${p(held.key)}
+      AND state = 'running' AND locked_until = ${p(held.lockedUntil)}::timestamptz`;
 
 /** A write that found its key taken over (it stalled past its lease) stored nothing: 409, as while another runs. */
 export const keyTakenOver = (): DomainError =>

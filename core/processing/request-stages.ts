@@ -55,7 +55,7 @@ export type PatchCheck = { found: false } | { found: true; author: string; hasAu
 /**
  * PATCH's write in one statement: the post's author and audio are read, and the stages are written only when
  * `actor` is its author and it has audio, and, under an Idempotency-Key, only while `claim` still holds it (a PATCH
- * stalled past its lease while a retry took the key over writes nothing: `claimLost`). Returns what was found,
+ * stalled past its lease while a retry took the key over writes nothing: `claimLost`), marking the key written. Returns what was found,
  * whether this request made a stage pending (one already pending changes nothing and needs no job: its job is
  * queued or its pass runs it), and the events to deliver.
  */
@@ -69,9 +69,11 @@ export const requestStagesIfAuthor = async (
   const actor = p.add(write.actor);
   const held = write.claim ? `held AS (${write.claim.heldClause(p.add)}), ` : "";
   const fence = held ? " AND EXISTS (SELECT 1 FROM held)" : "";
-  const ctes = requestStagesCtes(p, write, `EXISTS (SELECT 1 FROM target WHERE target.author_id = ${actor} AND target.embed_cid IS NOT NULL)${fence}`);
+  const guard = `EXISTS (SELECT 1 FROM target WHERE target.author_id = ${actor} AND target.embed_cid IS NOT NULL)${fence}`;
+  const ctes = requestStagesCtes(p, write, guard);
+  const written = write.claim ? `, written AS (${write.claim.writtenClause(p.add)} AND ${guard})` : "";
   const [row] = await sql.query(
-    `WITH ${held}target AS (SELECT author_id, embed_cid FROM posts WHERE app_id = ${app} AND rkey = ${rkey}), ${ctes}
+    `WITH ${held}target AS (SELECT author_id, embed_cid FROM posts WHERE app_id = ${app} AND rkey = ${rkey}), ${ctes}${written}
      SELECT (SELECT json_build_object('author', author_id, 'hasAudio', embed_cid IS NOT NULL) FROM target) AS post,
             ${held ? "NOT EXISTS (SELECT 1 FROM held)" : "false"} AS claim_lost,
             (SELECT count(*) FROM requested WHERE status = 'pending') AS pending,

@@ -8,6 +8,7 @@ import {
   releaseIdempotencyKey,
   type HeldKey,
   type IdempotencyClaim,
+  writtenIdempotencyClause,
 } from "../../idempotency/claim";
 import { fingerprint, parseIdempotencyKey } from "../../idempotency/idempotency-key";
 import { successBody, type Outcome } from "../outcome";
@@ -63,8 +64,11 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
               return completeIdempotencyClause(p, outcome.held, status, successBody(answer), call.deps.now());
             },
             heldClause: (p) => heldIdempotencyClause(p, outcome.held),
+            writtenClause: (p) => writtenIdempotencyClause(p, outcome.held, status),
+            written: outcome.written,
           };
           call.idempotency = claim;
+          call.releaseIdempotencyKey = () => releaseIdempotencyKey(call.sql, outcome.held);
           return;
         }
         case "replay":
