@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPost, replyTo } from "./support/post-bodies";
 import { serviceMatrix } from "./support/service-matrix";
 import { startTestService, type TestService } from "./support/test-service";
-import type { SqlBackend } from "../core/sql/port";
+import type { SqlBackend, SqlValue } from "../core/sql/port";
 import { backends } from "./support/databases";
 import { audioFixture } from "./support/audio-fixtures";
 import { multipartBody } from "./support/multipart-body";
@@ -144,13 +144,13 @@ describe.each(backends)("a create answered 503 at its request deadline while its
       env: { SVC_REQUEST_DEADLINE_MS: "300" },
       sql: async () => {
         const sql = await open();
-        const query: SqlBackend["query"] = async (text, params) => {
+        const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
           const mode = text.includes("INSERT INTO posts") ? slow : undefined;
           if (mode) slow = undefined;
           if (mode === "before") await sleep(1_000);
-          if (mode !== "committing") return sql.query(text, params);
+          if (mode !== "committing") return sql.query<Row>(text, params);
           return sql.transaction(async (tx) => {
-            const rows = await tx.query(text, params);
+            const rows = await tx.query<Row>(text, params);
             await sleep(1_000);
             return rows;
           });

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { type DomainError, validationError } from "../domain-error";
@@ -70,9 +71,11 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
       const configured = unbounded ? undefined : deps.config.timeouts?.requestDeadlineMs;
       const deadlineMs = invocationDeadlineMs(configured, context?.getRemainingTimeInMillis?.());
       let response: HttpResponse;
+      let running: Promise<Outcome> | undefined;
       try {
-        response = toHttpResponse(await withinDeadline(deadlineMs, () => chain(call, context ?? ({} as Context)), { publish: publishDeadline }));
+        response = toHttpResponse(await withinDeadline(deadlineMs, () => (running = chain(call, context ?? ({} as Context))), { publish: publishDeadline }));
       } catch (error) {
+        if (error instanceof DeadlinePassed) void running?.then(closeLateBody, () => undefined);
         // A client that disconnected mid-body is not an outage: 499 (client closed request) at info, no envelope
         // (nobody is there to read it).
         if (req.bodyTooSlow?.()) {
@@ -92,6 +95,12 @@ export const createRouteHandler = (impl: RouteImpl, deps: Deps) => {
       return response;
     });
   };
+};
+
+/** A late answer nobody reads (the 503 went out instead) still holds what it opened: a file's stream is closed. */
+const closeLateBody = (late: Outcome): void => {
+  const body = late.kind === "raw" ? late.response.body : undefined;
+  if (body instanceof Readable) body.destroy();
 };
 
 /** How long a deadline's 503 waits for its key's release; a Lambda answers with at most a second to spare. */

@@ -1,0 +1,55 @@
+/** A request answered 503 at its deadline still runs; what its late answer opened is closed, not left to GC. */
+import { readdirSync, readlinkSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SqlBackend, SqlValue } from "../core/sql/port";
+import { backends } from "./support/databases";
+import { audioPost, seedAudio } from "./support/seeded-audio";
+import { startTestService, type TestService } from "./support/test-service";
+
+/** The files this process has open under `dir`. */
+const openFilesUnder = (dir: string) =>
+  readdirSync("/proc/self/fd")
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return "";
+      }
+    })
+    .filter((target) => target.startsWith(dir));
+
+describe.skipIf(process.platform !== "linux")("a playback answered 503 at its request deadline", () => {
+  let svc: TestService;
+  /** Set to slow the next rate-limit take (the playback's first statement) past the deadline. */
+  let slowTake = false;
+  beforeAll(async () => {
+    svc = await startTestService({
+      driver: "node",
+      env: { SVC_REQUEST_DEADLINE_MS: "300" },
+      sql: async () => {
+        const sql = await backends[0]!.open();
+        const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
+          if (slowTake && text.includes("rate_limit_take")) {
+            slowTake = false;
+            await new Promise((r) => setTimeout(r, 800));
+          }
+          return sql.query<Row>(text, params);
+        };
+        return { ...sql, query } as SqlBackend;
+      },
+    });
+  });
+  afterAll(() => svc?.close());
+
+  it("closes the file its late answer opened: nobody reads it, and an open handle per late playback would pile up", async () => {
+    const post = await svc.post("/api/v1/posts", { actor: "late", json: audioPost(await seedAudio(svc.deps, "alpha")) });
+    const view = await svc.get(`/api/v1/posts/${post.json.data.postId}`, { actor: "late" });
+    const url = new URL(view.json.data.embed.url as string);
+    slowTake = true;
+    const res = await svc.get(url.pathname + url.search, { token: null });
+    expect(res.status).toBe(503);
+    // The late answer opens the blob once its statement returns; by then it is closed again.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(openFilesUnder(svc.blobDir)).toEqual([]);
+  });
+});
