@@ -1,9 +1,9 @@
 /** A request answered 503 at its deadline still runs; what its late answer opened is closed, not left to GC. */
 import { readdirSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SqlBackend, SqlValue } from "../core/sql/port";
 import { backends } from "./support/databases";
 import { audioPost, seedAudio } from "./support/seeded-audio";
+import { slowedSql } from "./support/slowed-sql";
 import { startTestService, type TestService } from "./support/test-service";
 
 /** The files this process has open under `dir`. */
@@ -20,23 +20,14 @@ const openFilesUnder = (dir: string) =>
 
 describe.skipIf(process.platform !== "linux")("a playback answered 503 at its request deadline", () => {
   let svc: TestService;
-  /** Set to slow the next rate-limit take (the playback's first statement) past the deadline. */
+  /** Set to slow the next rate-limit take past the deadline. */
   let slowTake = false;
   beforeAll(async () => {
     svc = await startTestService({
       driver: "node",
       env: { SVC_REQUEST_DEADLINE_MS: "300" },
-      sql: async () => {
-        const sql = await backends[0]!.open();
-        const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
-          if (slowTake && text.includes("rate_limit_take")) {
-            slowTake = false;
-            await new Promise((r) => setTimeout(r, 800));
-          }
-          return sql.query<Row>(text, params);
-        };
-        return { ...sql, query } as SqlBackend;
-      },
+      // The playback's first statement, its rate-limit take, answers past the deadline.
+      sql: slowedSql(backends[0]!.open, (text) => (slowTake && text.includes("rate_limit_take") ? ((slowTake = false), 800) : undefined)),
     });
   });
   afterAll(() => svc?.close());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SqlBackend, SqlValue } from "../../core/sql/port";
 import { backends } from "../../test/support/databases";
+import { slowedSql } from "../../test/support/slowed-sql";
 import { startTestService, type TestService } from "../../test/support/test-service";
 import { freshActor, recordingClient } from "./support/client-harness";
 
@@ -12,17 +12,7 @@ describe("a create answered 503 at the service's request deadline, through the c
     svc = await startTestService({
       driver: "node",
       env: { SVC_REQUEST_DEADLINE_MS: "300" },
-      sql: async () => {
-        const sql = await backends[0]!.open();
-        const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
-          if (slowInsert && text.includes("INSERT INTO posts")) {
-            slowInsert = false;
-            await new Promise((r) => setTimeout(r, 1_000));
-          }
-          return sql.query<Row>(text, params);
-        };
-        return { ...sql, query } as SqlBackend;
-      },
+      sql: slowedSql(backends[0]!.open, (text) => (slowInsert && text.includes("INSERT INTO posts") ? ((slowInsert = false), 1_000) : undefined)),
     });
   });
   afterAll(() => svc?.close());
