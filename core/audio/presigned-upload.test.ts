@@ -16,6 +16,7 @@ import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { maxUploadBytes } from "../records/accepted-types";
 import type { Sql } from "../sql/port";
+import { DomainError } from "../domain-error";
 import { type CreatedUpload, completeUpload, createUpload, uploadWindowSeconds } from "./presigned-upload";
 
 const appId = "alpha";
@@ -229,4 +230,24 @@ describe("direct-to-S3 uploads (presigned POST, then complete)", () => {
     expect(await storedKeys(emulator, "")).toEqual([done.key]);
     expect(await blobRows(db.sql, appId)).toHaveLength(1);
   });
+
+  it.each(["SERVICE_UNAVAILABLE", "INTERNAL"] as const)(
+    "a completion failing with %s (a resuming database, a lost race with the store janitor, a crashed hash worker) keeps its staged bytes, so the client's retry completes it instead of a 404",
+    async (code) => {
+      const fixture = await audioFixture("audio/ogg");
+      const created = await create("audio/ogg", fixture.bytes.length);
+      await postForm(created, fixture.bytes, "audio/ogg");
+      const failing: Sql = {
+        query: async (text, params) => {
+          if (text.includes("INSERT INTO blobs")) throw new DomainError(code, "not the bytes' fault");
+          return db.sql.query(text, params);
+        },
+        transaction: (fn) => fn(failing),
+      };
+      expect(await codeOf(completeUpload({ store, sql: failing, appId, actor, uploadId: created.uploadId, now: new Date() }))).toBe(code);
+      const done = await complete(created.uploadId);
+      expect(await storedKeys(emulator, "")).toEqual([done.key]);
+      expect(await blobRows(db.sql, appId)).toHaveLength(1);
+    },
+  );
 });

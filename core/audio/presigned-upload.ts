@@ -67,6 +67,14 @@ export interface CompleteUploadOptions {
 }
 
 /**
+ * Whether a completion's failure is the bytes' own (their type, size or content, or an upload past its window),
+ * which ends the upload. Any other (a resuming database's 503, a lost race with the store janitor, a crashed hash
+ * worker) leaves it to be retried: the client retries a 503, and a 404 then would lose bytes it has sent.
+ */
+const refusesTheBytes = (error: unknown): boolean =>
+  error instanceof DomainError && ["UNSUPPORTED_MEDIA_TYPE", "FILE_TOO_LARGE", "VALIDATION_ERROR", "NOT_FOUND"].includes(error.code);
+
+/**
  * Completes once, and answers its retries: the row is claimed first, so a second completion while the first runs is
  * told to retry, and one after it is answered the same blob (the first answer may have been lost to a deadline, a
  * dropped connection or a frozen Lambda). Refused bytes (type, size, content) are deleted with the row; a call before
@@ -122,7 +130,7 @@ export async function completeUpload({ store, sql, appId, actor, uploadId, now, 
     return { blob: blobRef(scan.cid, mimeType, scan.size), key, durationMs: scan.durationMs };
   } catch (error) {
     staged.stream.destroy();
-    if (error instanceof DomainError) {
+    if (refusesTheBytes(error)) {
       await deleteUpload(sql, uploadId);
       await s3.delete(upload.stagingKey);
     } else {
