@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../core/config/parse-config";
 import { parseProcessingConfig } from "../core/config/processing-config";
+import { dispatchMode } from "../core/processing/dispatcher";
 import { readVariables } from "../core/config/read-variables";
 import { createCloudTasksDispatcher } from "../core/dispatch/cloud-tasks-dispatcher";
 import { acquireLease, releaseLease } from "../core/processing/lease";
 import { ProviderError } from "../core/providers/provider-port";
 import { startCloudTasksFake } from "./support/cloud-tasks-fake";
+import { requiredEnv } from "./support/config-env";
 import { backends, migratedDatabase } from "./support/databases";
 import { testProviders } from "./support/enrichment-harness";
 import { audioPost, seedAudio } from "./support/seeded-audio";
@@ -182,6 +185,26 @@ describe("task queue configuration", () => {
     expect(parseProcessingConfig(readVariables(env, () => undefined), log).tasks).toBeUndefined();
     expect(lines.join()).toMatch(/SVC_TASKS_LOCATION, SVC_TASKS_QUEUE and SVC_TASKS_WORKER_URL/);
   });
+
+  it.each([["unset", undefined], ["shorter than 32 characters", "s".repeat(31)]])(
+    "a full set without a usable SYSTEM_AUTH_TOKEN (%s) is logged at error level and task dispatch is off, so requested stages settle skipped, never wait for a dispatch that always fails",
+    (_, token) => {
+      const { lines, log } = errors();
+      const env = {
+        ...requiredEnv,
+        SVC_TASKS_LOCATION: "l",
+        SVC_TASKS_QUEUE: "q",
+        SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio",
+        ...(token !== undefined && { SYSTEM_AUTH_TOKEN: token }),
+      };
+      const config = parseConfig(env, log);
+      expect(config.processing.tasks).toBeUndefined();
+      expect(dispatchMode(config)).toBe("off");
+      expect(lines.join()).toMatch(/the task queue needs SYSTEM_AUTH_TOKEN/);
+      // With the token, the same set dispatches through the queue.
+      expect(dispatchMode(parseConfig({ ...env, SYSTEM_AUTH_TOKEN: systemToken }, errors().log))).toBe("tasks");
+    },
+  );
 
   it("without a configured token or project, the metadata server's are used", async () => {
     const fake = await startCloudTasksFake({ accessToken: "ya29.from-metadata", maxAttempts: 1 });

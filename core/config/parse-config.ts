@@ -76,7 +76,14 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
   };
 
   const tenants = parseTenants(read, log);
-  const processing = parseProcessingConfig(read, log);
+  let processing = parseProcessingConfig(read, log);
+  if (processing.tasks && systemAuthToken === undefined) {
+    // Each task calls the worker route with it, which fails closed without it: stages would wait for a dispatch
+    // that never succeeds. Off, they settle `skipped` (dispatch_off) when requested.
+    log.error("the task queue needs SYSTEM_AUTH_TOKEN (the worker route's token); task dispatch is off", { variable: "SYSTEM_AUTH_TOKEN" });
+    const { tasks: _unusable, ...rest } = processing;
+    processing = rest;
+  }
   const rendition = parseRenditionTarget(read, systemAuthToken, fail, log);
 
   const ffmpegPath = read("FFMPEG_PATH");

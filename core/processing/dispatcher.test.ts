@@ -10,7 +10,12 @@ import { createWorker } from "./worker";
 import { acquireLease, releaseLease } from "./lease";
 
 const queue = { PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/processing" };
-const tasks = { SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q", SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio" };
+const tasks = {
+  SVC_TASKS_LOCATION: "l",
+  SVC_TASKS_QUEUE: "q",
+  SVC_TASKS_WORKER_URL: "https://svc.example.com/api/v1/system/process-audio",
+  SYSTEM_AUTH_TOKEN: "t".repeat(32),
+};
 const quiet = { error() {}, warn() {} };
 const mode = (env: Record<string, string>) => dispatchMode(parseConfig({ ...base, ...env }, quiet));
 
@@ -21,7 +26,7 @@ describe("dispatch mode (docs/decisions.md#dispatch-and-the-worker)", () => {
     ["in production a durable dispatcher wins over the inline flag", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true", ...queue }, "sqs"],
     ["in production the inline flag alone still runs inline", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true" }, "inline"],
     ["PROCESSING_QUEUE_URL selects SQS", queue, "sqs"],
-    ["the three task variables select Cloud Tasks", tasks, "tasks"],
+    ["the three task variables select Cloud Tasks, with the system token its tasks carry", tasks, "tasks"],
     ["a partial task set leaves dispatch off", { SVC_TASKS_LOCATION: "l", SVC_TASKS_QUEUE: "q" }, "off"],
     ["with no queue, no inline flag and no task variables, dispatch is off", {}, "off"],
   ])("%s", (_, env, expected) => {

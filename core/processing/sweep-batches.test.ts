@@ -20,7 +20,7 @@ describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name"
   }, 60_000);
   afterAll(() => db?.close());
 
-  /** `posts` posts of `prefix`, each with `stages` pending stages queued an hour before `now`: their jobs were lost. */
+  /** `posts` posts of `prefix`, each with `stages` pending stages queued half an hour before `now`: their jobs were lost. */
   const lostJobs = async (prefix: string, posts: number, stages: string[], now: Date) => {
     await db.query(
       `INSERT INTO posts (app_id, rkey, record, cid, author_id)
@@ -32,7 +32,7 @@ describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name"
       `INSERT INTO post_stages (app_id, rkey, stage, status, updated_at)
        SELECT 'alpha', $2 || lpad(i::text, 8, '0'), st, 'pending', $3::timestamptz
          FROM generate_series(1, $1::int) i, unnest(string_to_array($4, ',')) st`,
-      [posts, prefix, new Date(now.getTime() - 60 * 60_000).toISOString(), stages.join(",")],
+      [posts, prefix, new Date(now.getTime() - 30 * 60_000).toISOString(), stages.join(",")],
     );
   };
   const statesOf = async (prefix: string) =>

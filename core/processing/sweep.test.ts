@@ -4,7 +4,7 @@ import { quietLog, startEnrichmentHarness, type EnrichmentHarness } from "../../
 import type { Dispatcher } from "./dispatcher";
 import { acquireLease, leaveToSweep, releaseLease } from "./lease";
 import type { Job } from "./job";
-import { pendingLapseMs, sweep } from "./sweep";
+import { pendingLapseMs, redispatchTriesMs, sweep } from "./sweep";
 
 describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisions.md#processing)", (backend) => {
   let h: EnrichmentHarness;
@@ -67,6 +67,24 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
     expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
     await sweep({ ...deps(), dispatcher: flaky }, new Date(start + 2 * pendingLapseMs + 40_000));
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
+  });
+
+  it("a lapsed stage whose re-dispatch keeps failing (a queue deleted, its access denied) is not pending for ever: past an hour of failed sends it keeps its mark and the next lapse settles it failed (timeout)", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const start = Date.now();
+    const broken: Dispatcher = {
+      mode: "sqs",
+      dispatch: async () => {
+        throw new Error("AccessDenied");
+      },
+    };
+    // A sweep a minute, as on a Node host: each tries, fails and takes its mark back while the stage is young.
+    let at = start + pendingLapseMs + 1000;
+    for (; at < start + redispatchTriesMs; at += 60_000) await sweep({ ...deps(), dispatcher: broken }, new Date(at));
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    for (const end = at + pendingLapseMs + 120_000; at < end; at += 60_000) await sweep({ ...deps(), dispatcher: broken }, new Date(at));
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
+    expect(h.hooksFor(post.postId).map((hook) => [hook.json.stage, hook.json.status])).toEqual([["waveform", "failed"]]);
   });
 
   it("a post whose job could not be queued is dispatched at the next sweep, though a killed pass's lapsed lease was left on it", async () => {

@@ -19,6 +19,13 @@ import type { Logger } from "../observability/logger";
 /** How long a stage no pass has leased may wait for its job (a queue's backlog) before it counts as lost. */
 export const pendingLapseMs = 15 * 60_000;
 
+/**
+ * How long a lapsed stage's sweeps keep trying to dispatch it again. A dispatcher that keeps failing (a queue
+ * deleted, its access denied) would otherwise keep it pending for ever; past this, the mark stays although the send
+ * failed, and the next lapse settles it `failed` (`timeout`).
+ */
+export const redispatchTriesMs = 4 * pendingLapseMs;
+
 export interface SweepDeps {
   sql: Sql;
   dispatcher: Dispatcher;
@@ -129,10 +136,12 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
         await deps.dispatcher.dispatch(job);
         redispatched += 1;
       } catch (error) {
-        // Not sent: the mark goes, so a later sweep sends it again rather than time it out unsent.
+        // Not sent: the mark goes, so a later sweep sends it again rather than time it out unsent, while the stage
+        // is young enough to keep trying (redispatchTriesMs).
         sent = false;
         deps.log.error("sweep could not dispatch a lapsed job; a later sweep tries again", { ...job, error: String(error) });
-        await unmark(sql, job, stages, at).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
+        const since = new Date(now.getTime() - redispatchTriesMs).toISOString();
+        await unmark(sql, job, stages, at, since).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
       }
     }
   }
@@ -143,11 +152,15 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
   return { redispatched, timedOut, delivered };
 };
 
-/** A first lapse's mark taken back, each stage to the time it had, where nothing has moved it since. */
-const unmark = (sql: Sql, job: Job, stages: { stage: string; was: string }[], at: string) =>
+/**
+ * A first lapse's mark taken back, each stage to the time it had, where nothing has moved it since and that time is
+ * after `since` (a stage queued before it has waited long enough: it keeps its mark).
+ */
+const unmark = (sql: Sql, job: Job, stages: { stage: string; was: string }[], at: string, since: string) =>
   sql.query(
     `UPDATE post_stages s SET redispatched = false, updated_at = m.was
        FROM json_to_recordset($3::json) AS m(stage text, was timestamptz)
-      WHERE s.app_id = $1 AND s.rkey = $2 AND s.stage = m.stage AND s.status = 'pending' AND s.redispatched AND s.updated_at = $4::timestamptz`,
-    [job.appId, job.postId, JSON.stringify(stages), at],
+      WHERE s.app_id = $1 AND s.rkey = $2 AND s.stage = m.stage AND s.status = 'pending' AND s.redispatched AND s.updated_at = $4::timestamptz
+        AND m.was > $5::timestamptz`,
+    [job.appId, job.postId, JSON.stringify(stages), at, since],
   );
