@@ -84,6 +84,14 @@ describe("processing variables", () => {
     },
   );
 
+  it.each(["AWS-Transcribe", "aws_transcribe", "transcribe", "elevenlabs"])(
+    "SVC_PLATFORM_TRANSCRIBER other than aws-transcribe (%s) is refused at start, naming the variable, never passed over for the external provider unseen",
+    (value) => {
+      expect(() => parseConfig({ ...requiredEnv, SVC_PLATFORM_TRANSCRIBER: value }, quiet)).toThrow(/SVC_PLATFORM_TRANSCRIBER must be aws-transcribe/);
+      expect(parseConfig({ ...requiredEnv, SVC_PLATFORM_TRANSCRIBER: " aws-transcribe " }, quiet).processing.platformTranscriber).toBe("aws-transcribe");
+    },
+  );
+
   it("whitespace-only values are unset, as for every row", () => {
     const config = parseProcessingConfig(readVariables({ SVC_TRANSCRIBER: "   ", SVC_APP_WEBHOOK_URLS: " \t " }, () => undefined), quiet);
     expect(config.defaults.transcribe).toBeUndefined();

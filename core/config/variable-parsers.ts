@@ -38,6 +38,10 @@ export const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error",
 export const logLevel: VariableParser<LogLevel> = (value, fail, name) =>
   (logLevels as readonly string[]).includes(value) ? (value as LogLevel) : fail(name, `${name} must be one of ${logLevels.join(", ")}`);
 
+/** The one platform transcriber there is; any other spelling would fall through to the external provider unseen. */
+export const platformTranscriber: VariableParser<"aws-transcribe"> = (value, fail, name) =>
+  value === "aws-transcribe" ? value : fail(name, `${name} must be aws-transcribe`);
+
 export const clientIpSource: VariableParser<"forwarded" | "edge"> = (value, fail, name) =>
   value === "forwarded" || value === "edge" ? value : fail(name, `${name} must be forwarded or edge`);
 

@@ -8,6 +8,7 @@ import {
   parseDatabaseUrl,
   parsePdsHost,
   parsePublicBaseUrl,
+  platformTranscriber,
   port,
   rateLimitPolicy,
   seconds,
@@ -489,9 +490,10 @@ const rows = [
   row({
     name: "SVC_PLATFORM_TRANSCRIBER",
     required: false,
+    parse: platformTranscriber,
     scopes: ["providers"],
-    rule: "aws-transcribe binds the platform transcriber (needs the S3 blob store); the AWS stack sets it",
-    description: "`aws-transcribe` binds Amazon Transcribe (with the S3 store; the AWS stack sets it), and its default model: a Transcribe language code (`en-US`) fixes the language, unset or `auto` lets Transcribe identify it",
+    rule: "aws-transcribe (the only value) binds the platform transcriber (needs the S3 blob store); the AWS stack sets it",
+    description: "`aws-transcribe` (the only value) binds Amazon Transcribe, with the S3 store; the AWS stack sets it",
   }),
   row({
     name: "SVC_PLATFORM_STT_MODEL",
@@ -500,7 +502,7 @@ const rows = [
     scopes: ["providers"],
     deploy: true,
     rule: "Default model of the platform transcriber: an Amazon Transcribe language code (en-US) fixes the language; unset or auto identifies it",
-    description: "`aws-transcribe` binds Amazon Transcribe (with the S3 store; the AWS stack sets it), and its default model: a Transcribe language code (`en-US`) fixes the language, unset or `auto` lets Transcribe identify it",
+    description: "The platform transcriber's default model: a Transcribe language code (`en-US`) fixes the language, unset or `auto` lets Transcribe identify it",
   }),
   row({
     name: "ELEVENLABS_API_KEY",
