@@ -5,10 +5,11 @@ import { maxRequestBytes, type RenditionService } from "./rendition-service";
 export function createRenditionHttpServer(handle: RenditionService): Server {
   // A caller that leaves before its body has arrived fails the read: there is no one to answer, and the process
   // serves on (an unhandled rejection here would end it).
-  return createServer((incoming, outgoing) => void serve(handle, incoming, outgoing).catch(() => outgoing.destroy()));
+  const server: Server = createServer((incoming, outgoing) => void serve(handle, incoming, outgoing, () => !server.listening).catch(() => outgoing.destroy()));
+  return server;
 }
 
-async function serve(handle: RenditionService, incoming: IncomingMessage, outgoing: ServerResponse) {
+async function serve(handle: RenditionService, incoming: IncomingMessage, outgoing: ServerResponse, closing: () => boolean) {
   // The caller closed the connection before its answer was written.
   const gone = new AbortController();
   outgoing.once("close", () => outgoing.writableFinished || gone.abort(new Error("the caller closed the connection")));
@@ -26,6 +27,9 @@ async function serve(handle: RenditionService, incoming: IncomingMessage, outgoi
   const body = tooLarge ? "x".repeat(maxRequestBytes + 1) : Buffer.concat(chunks).toString("utf8");
   const response = await handle({ method: incoming.method ?? "GET", path: new URL(incoming.url ?? "/", "http://host").pathname, headers, body, signal: gone.signal });
   if (gone.signal.aborted) return;
-  outgoing.writeHead(response.status, { ...response.headers, "Content-Length": String(Buffer.byteLength(response.body)) });
+  // Once the server is closing (it no longer listens), a keep-alive caller's connection ends after this answer:
+  // one that keeps calling would otherwise hold the shutdown forever.
+  const connection = closing() ? { Connection: "close" } : {};
+  outgoing.writeHead(response.status, { ...response.headers, ...connection, "Content-Length": String(Buffer.byteLength(response.body)) });
   outgoing.end(response.body);
 }

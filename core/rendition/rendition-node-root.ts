@@ -38,6 +38,15 @@ export async function startRendition(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        // close() ends idle connections at once and a busy one after its answer (Connection: close); one still open
+        // after the grace is closed, which stops its run as a caller leaving does.
+        const grace = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+        server.close(() => (clearTimeout(grace), resolve()));
+      }),
   };
 }
+
+/** How long a shutdown waits for answers in flight: the API host's default idle timeout (SVC_IDLE_TIMEOUT_MS). */
+const shutdownGraceMs = 30_000;

@@ -17,8 +17,8 @@ import { createRouteMatcher } from "./route-matcher";
 import { parseRequestTarget } from "./request-target";
 import { bodyWithRateFloor, type BodyRateFloor } from "./body-rate-floor";
 
-/** The host's server, and a wait for the requests it is still answering (their cleanup included), for shutdown. */
-export type NodeHost = Server & { drain(): Promise<void> };
+/** The host's server, and its shutdown: done once every connection is closed and every request answered. */
+export type NodeHost = Server & { shutDown(): Promise<void> };
 
 /** Serves every route of the table over plain HTTP, with the same handlers the Lambdas run. */
 export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
@@ -76,6 +76,8 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
       response = errorResponse(classifyError(error).failure, requestId);
     }
     if (!incoming.complete) finishUnreadBody(incoming, response, request?.bodyTooSlow?.() ?? false);
+    // Shutting down: a keep-alive client that keeps sending would hold its connection, and the shutdown, forever.
+    if (closing) response.headers.Connection = "close";
     await writeResponse(outgoing, response, isHead(method), deps.logger);
   };
 
@@ -83,7 +85,13 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
   // socket closed.
   // Node's own answer to an HTTP/1.1 request without Host is a bare 400; `serve` answers it in the envelope.
   const inFlight = new Set<Promise<void>>();
+  let closing = false;
   const answer = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    // The idle timeout (below) is for a client that stalls, sending its request or reading its answer: once the
+    // body is in and until the answer is written, the host is the one working (a worker route's pass runs minutes).
+    outgoing.on("timeout", (socket: Socket) => {
+      if (!incoming.complete || outgoing.headersSent) socket.destroy();
+    });
     const served = serve(incoming, outgoing).catch((error: unknown) => {
       deps.logger.error("request failed outside the route pipeline", error instanceof Error ? error : new Error(String(error)));
       outgoing.destroy();
@@ -103,10 +111,19 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
   });
   // A connection that sends nothing for this long is cut off; a stalled upload's stream then fails and its staging
   // file is removed, rather than held until Node's five-minute request timeout.
-  server.timeout = deps.config.timeouts.idleMs;
+  const { idleMs } = deps.config.timeouts;
+  server.timeout = idleMs;
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps));
   return Object.assign(server, {
-    async drain() {
+    async shutDown() {
+      closing = true;
+      // close() ends the idle connections now and takes no new ones; a busy one ends after its answer (Connection:
+      // close). One still open an idle timeout later (an answer read slowly, a long pass) is closed: its request
+      // still runs to its end, only its answer is lost.
+      const grace = setTimeout(() => server.closeAllConnections(), idleMs);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(grace);
+      // Requests still being answered finish, their cleanup included (a cut-off upload removes its staging file).
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
   });

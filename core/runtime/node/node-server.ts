@@ -59,15 +59,14 @@ process.off("uncaughtException", startFailed);
 process.off("unhandledRejection", startFailed);
 keepServing(logger);
 
-// Requests still being answered finish first, their cleanup included (a cut-off upload removes its staging file).
-const shutdown = () =>
-  server.close(
-    () =>
-      void server
-        .drain()
-        .then(() => Promise.all([workers.stop(), janitor.stop()]))
-        .then(() => deps.sql.close())
-        .then(() => process.exit(0)),
-  );
+// Requests still being answered finish first (node-host.ts), then the workers stop and the database closes.
+const shutdown = (signal: NodeJS.Signals) => {
+  logger.info("shutting down", { signal });
+  void server
+    .shutDown()
+    .then(() => Promise.all([workers.stop(), janitor.stop()]))
+    .then(() => deps.sql.close())
+    .then(() => process.exit(0));
+};
 process.once("SIGINT", shutdown);
 process.once("SIGTERM", shutdown);
