@@ -1,7 +1,7 @@
 import { DomainError, validationError } from "../domain-error";
 import type { IdempotencyClaim } from "../idempotency/claim";
 import { parsePostUri } from "../records/at-uri";
-import { buildPostRecord, type CreatePostBody } from "../records/post-schema";
+import { buildPostRecord, type CreatePostBody, type PostRecord } from "../records/post-schema";
 import { recordCid } from "../records/record-cid";
 import { nextTid, tidTime } from "../records/tid";
 import type { Sql } from "../sql/port";
@@ -32,6 +32,7 @@ export interface CreatePostInput {
 /** Writes a prompt or a reply after checking its references against stored state and the reply gate. */
 export const createPost = async (input: CreatePostInput): Promise<{ postId: string }> => {
   const { sql, appId, did, actor, body } = input;
+  refuseOversizeRow(buildPostRecord(body, input.now), actor, input.actorDid);
   if (body.processing && !body.embed) {
     throw validationError("processing needs an audio embed", [{ path: ["body", "processing"], message: "a post without audio has nothing to process" }]);
   }
@@ -87,6 +88,25 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     }
   }
   throw new Error("could not allocate a record key");
+};
+
+/**
+ * The most a post's own columns may hold as stored: its record's JSON text (each control character a 6-byte escape),
+ * its author's id and DID. A post travels whole in one row of every read that finds it, and the Data API refuses a
+ * row over 64 KB: this leaves room for what the row also carries (the thread's author ids, stage states, the rate
+ * limits of the read), and takes every post the schema allows whose characters JSON stores as sent (about 47 KB at
+ * most, with 256-character ids and a 2 KB DID).
+ */
+const maxStoredPostBytes = 48 * 1024;
+
+/** Refuses, naming the larger of text and selfLabels, a post whose stored row would pass `maxStoredPostBytes`. */
+const refuseOversizeRow = (record: PostRecord, actor: string, actorDid: string | undefined) => {
+  const stored = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? ""));
+  const bytes = stored(record) + Buffer.byteLength(actor) + Buffer.byteLength(actorDid ?? "");
+  if (bytes <= maxStoredPostBytes) return;
+  const field = stored(record.text) >= stored(record.selfLabels) ? "text" : "selfLabels";
+  const message = `the post is ${bytes} bytes as stored (control characters take 6 bytes each), over ${maxStoredPostBytes}`;
+  throw validationError(message, [{ path: ["body", field], message }]);
 };
 
 const tenantPostRef = (uri: string, did: string, field: "parent" | "root"): string => {

@@ -1,57 +1,11 @@
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { RDSDataClient } from "@aws-sdk/client-rds-data";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDataApiEmulator, type DataApiEmulator } from "../../test/support/data-api-emulator";
+import { openCappedDataApi, dataApiResponseCap } from "../../test/support/data-api-response-cap";
 import { migrationsDir } from "../../test/support/databases";
 import { migrate } from "../sql/migrate";
-import type { SqlBackend } from "../sql/port";
-import { openRdsData } from "../sql/rds-data";
 import { listPosts, pageArtifactBudget } from "./post-store";
 
-/** The Data API's response cap, and the error it answers past it (BadRequestException). */
-const responseCap = 1024 * 1024;
-const capMessage = "Database returned more than the allowed response size limit";
-
-/**
- * A loopback proxy in front of the Data API emulator that enforces the cap the emulator lacks, on the JSON the
- * client actually receives: past 1 MiB, the 400 AWS answers instead.
- */
-const startCappedProxy = async (target: string) => {
-  const upstream = new URL(target);
-  const sizes: number[] = [];
-  const server: Server = createServer((req, res) => {
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on("data", (c: Buffer) => chunks.push(c));
-        answer.on("end", () => {
-          const body = Buffer.concat(chunks);
-          sizes.push(body.length);
-          if (body.length > responseCap) {
-            res.writeHead(400, { "content-type": "application/json", "x-amzn-errortype": "BadRequestException" });
-            return res.end(JSON.stringify({ message: capMessage }));
-          }
-          res.writeHead(answer.statusCode ?? 200, answer.headers);
-          res.end(body);
-        });
-      },
-    );
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    sizes,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
-
-let emulator: DataApiEmulator;
-let proxy: Awaited<ReturnType<typeof startCappedProxy>>;
-let client: RDSDataClient;
-let sql: SqlBackend;
+/** The Data API adapter over the emulator behind a proxy that refuses an answer past 1 MiB, as AWS does. */
+let sql: Awaited<ReturnType<typeof openCappedDataApi>>;
 const appId = "big";
 const postCount = 40;
 // A long transcript per post (about 31 KB of JSON): 40 of them are well past 1 MiB in one answer.
@@ -63,10 +17,7 @@ const transcript = (i: number) => ({
 const rkeyOf = (i: number) => `3lbig${String(i).padStart(8, "0")}`;
 
 beforeAll(async () => {
-  emulator = await startDataApiEmulator();
-  proxy = await startCappedProxy(emulator.endpoint);
-  client = new RDSDataClient({ endpoint: proxy.endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-  sql = openRdsData({ ...emulator, client, retry: { tries: 1 } });
+  sql = await openCappedDataApi();
   await migrate(sql, migrationsDir);
   for (let i = 0; i < postCount; i++) {
     const record = { $type: "dev.svc.feed.post", text: `long post ${i}`, createdAt: new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString() };
@@ -79,11 +30,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  client?.destroy();
-  await proxy?.stop();
-  await emulator?.stop();
-});
+afterAll(() => sql?.close());
 
 describe("list pages under the Data API's 1 MiB response cap", () => {
   it("the proxy enforces the cap: one answer holding every long post is refused as AWS refuses it", async () => {
@@ -91,7 +38,7 @@ describe("list pages under the Data API's 1 MiB response cap", () => {
   });
 
   it("a page of long posts returns fewer items than asked, and nextCursor continues until every post is read once", async () => {
-    proxy.sizes.length = 0;
+    sql.sizes.length = 0;
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -107,7 +54,7 @@ describe("list pages under the Data API's 1 MiB response cap", () => {
     }
     expect(pages).toBeGreaterThan(1);
     expect(seen).toEqual(Array.from({ length: postCount }, (_, i) => rkeyOf(postCount - 1 - i)));
-    expect(Math.max(...proxy.sizes)).toBeLessThanOrEqual(responseCap);
+    expect(Math.max(...sql.sizes)).toBeLessThanOrEqual(dataApiResponseCap);
   });
 
   it("a short page is unchanged: the limit, not the budget, ends it", async () => {

@@ -45,17 +45,26 @@ export const blobJoin = `LEFT JOIN blobs b ON b.app_id = p.app_id AND b.cid = p.
   LEFT JOIN transcripts t ON t.app_id = p.app_id AND t.rkey = p.rkey
   ${artifactBodies}`;
 
-const carried = ["rkey", "cid", "author_id", "author_did", "kind", "root_author_id", "branch_author_id", "duration_ms", "audio_cid",
-  "audio_mime_type", "audio_size", "audio_duration_ms", "processing"];
+/** Columns on a post's own row only (see `postRows`). */
+const ownRowColumns = ["cid", "author_id", "author_did", "kind", "root_author_id", "branch_author_id", "duration_ms", "audio_cid",
+  "audio_mime_type", "audio_size", "audio_duration_ms", "processing", "record", "loudness"];
+
+/**
+ * The text columns of a post's row whose size is the tenant's doing (the record, the author's ids and DID) or grows
+ * with processing (stage states, loudness); the rest are short and bounded (TIDs, CIDs, MIME types, numbers).
+ * A page's byte budget counts them (post-store.ts).
+ */
+export const postTextColumns = ["record", "author_id", "author_did", "root_author_id", "branch_author_id", "processing", "loudness"];
 
 /**
  * What a read answers for the posts `x` (selected with `postColumns`): a row per post, then a row per part of its
- * artifacts (see artifact-parts.ts). The record, the one large column, is on the post's own row only; `x` must be
- * a materialized row source (a CTE or a subquery with OFFSET 0), so the bodies are encoded once per post. The
- * loudness figures travel with the record.
+ * artifacts (see artifact-parts.ts). The post's columns are on its own row only, and its part rows carry just the
+ * rkey that orders them: the Data API counts every row's values against its 64 KB a row and 1 MiB an answer, and an
+ * author's DID alone may be 2 KB. `x` must be a materialized row source (a CTE or a subquery with OFFSET 0), so the
+ * bodies are encoded once per post.
  */
-export const postRows = (x: string) => `SELECT ${carried.map((c) => `${x}.${c}`).join(", ")},
-    CASE WHEN part.part_no = 0 THEN ${x}.record END AS record, CASE WHEN part.part_no = 0 THEN ${x}.loudness END AS loudness,
+export const postRows = (x: string) => `SELECT ${x}.rkey,
+    ${ownRowColumns.map((c) => `CASE WHEN part.part_no = 0 THEN ${x}.${c} END AS ${c}`).join(", ")},
     octet_length(${x}.transcript_body) AS transcript_bytes, octet_length(${x}.waveform_body) AS waveform_bytes,
     part.part_of, part.part_no, part.part
   FROM ${x} ${partRows(x)}`;

@@ -1,8 +1,8 @@
 import { firstRead, orderedText, type OrderedRead } from "../sql/first-read";
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
-import { inlinedBytes, partOrder } from "./artifact-parts";
-import { blobJoin, postColumns, postRows, readPostRows, type PostRow } from "./post-row";
+import { inlinedBytes, partBytes, partOrder } from "./artifact-parts";
+import { blobJoin, postColumns, postRows, postTextColumns, readPostRows, type PostRow } from "./post-row";
 
 /** findPost's read ($1 the tenant, $2 the post's rkey): each post's own row first, then its parts. */
 const findPostRead = (appId: string, rkey: string): OrderedRead => ({
@@ -31,12 +31,31 @@ export type PostList =
   | { kind: "replies"; parentUri: string; parentRkey: string };
 
 /**
- * The Data API refuses a response over 1 MiB, and it sends JSON text as escaped strings and bytes as base64 inside
- * its own JSON, so a page holds at most this many bytes of stored text (records and the artifacts that travel with
- * their posts, plus a margin per post for the other columns): half the cap, leaving room for the encoding.
+ * The Data API refuses an answer over 1 MiB of JSON, which carries each text value as a string escaped again (a `"`
+ * or `\` costs two bytes; JSON text has its control characters escaped already, the other text columns refuse them,
+ * and other characters travel as UTF-8) and bytes as base64. A page holds at most this many bytes of that JSON as
+ * `rowBytes` counts it; the rest of the cap is for the answer's column metadata.
  */
-export const pageByteBudget = 512 * 1024;
-const rowBytes = (x: string) => `(octet_length(${x}.record::text) + ${inlinedBytes(x)} + 1024)`;
+export const pageByteBudget = 960 * 1024;
+/** Each row's framing in that JSON (about 25 fields) with its short values (TIDs, CIDs, MIME types, numbers). */
+const rowFraming = 1024;
+/**
+ * Each row of a read route's first read also carries the rate limits it took (take-with-first-query.ts): two
+ * limiters' JSON, one keyed on the acting actor (up to 256 characters: 1 KB once escaped twice).
+ */
+const rateLimitColumn = 2048;
+/**
+ * A text column's bytes once the Data API has escaped it, at worst: every byte twice. Counting the quotes and
+ * backslashes instead (translate) would fill pages of long text better but costs a sixth of the page's statement.
+ */
+const escapedBytes = (column: string) => `coalesce(2 * octet_length(${column}::text), 0)`;
+/** The rows a post `x` sends: its own, and one per part of the artifacts that travel with it. */
+const rowsOf = (x: string) => `(1 + CASE WHEN ${inlinedBytes(x)} > 0
+    THEN (coalesce(octet_length(${x}.transcript_body), 0) + ${partBytes - 1}) / ${partBytes} + (coalesce(octet_length(${x}.waveform_body), 0) + ${partBytes - 1}) / ${partBytes}
+    ELSE 0 END)`;
+/** What a post `x` costs in the Data API's answer: its text columns escaped, its inlined artifacts in base64, and its rows. */
+const rowBytes = (x: string) => `(${postTextColumns.map((c) => escapedBytes(`${x}.${c}`)).join(" + ")}
+    + (${inlinedBytes(x)} * 4 + 2) / 3 + ${rowsOf(x)} * ${rowFraming + rateLimitColumn})`;
 
 /**
  * Lambda answers at most 6 MB, with the body's quotes escaped, and artifacts too large to travel inline are read
