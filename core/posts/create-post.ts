@@ -63,10 +63,11 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
   }
   const decisions = input.enrichment.plan(appId, requestedStages(body.processing), input.log);
   // TIDs carry a random clock id, so a collision is rare; a taken key just draws another.
+  let keyAt = input.now.getTime();
   for (let attempt = 0; attempt < 3; attempt++) {
     // The key and createdAt are one clock reading, so lists ordered by key are ordered by createdAt too: a key
     // minted after the request's other awaits would let a reply created earlier sort after one created later.
-    const rkey = nextTid(input.now.getTime());
+    const rkey = nextTid(keyAt);
     const record = buildPostRecord(body, tidTime(rkey));
     const cid = recordCid(record);
     const answer = { postId: rkey };
@@ -86,6 +87,10 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
       }
       return answer;
     }
+    // Not inserted: the key was taken, or (a reply) a later-keyed reply to its parent committed first, and a client
+    // paging the replies forward would never see this one behind it (migration 0018). The next key comes after both.
+    const latest = body.reply ? await latestReplyKey(sql, appId, body.reply.parent.uri) : undefined;
+    keyAt = Math.max(Date.now(), latest ? tidTime(latest).getTime() + 1 : 0);
   }
   throw new Error("could not allocate a record key");
 };
@@ -107,6 +112,15 @@ const refuseOversizeRow = (record: PostRecord, actor: string, actorDid: string |
   const field = stored(record.text) >= stored(record.selfLabels) ? "text" : "selfLabels";
   const message = `the post is ${bytes} bytes as stored (control characters take 6 bytes each), over ${maxStoredPostBytes}`;
   throw validationError(message, [{ path: ["body", field], message }]);
+};
+
+/** The latest key among the replies to `parentUri`. */
+const latestReplyKey = async (sql: Sql, appId: string, parentUri: string): Promise<string | undefined> => {
+  const [row] = await sql.query<{ rkey: string | null }>(
+    "SELECT max(rkey) AS rkey FROM posts WHERE app_id = $1 AND kind = 'reply' AND parent_uri = $2",
+    [appId, parentUri],
+  );
+  return row?.rkey ?? undefined;
 };
 
 const tenantPostRef = (uri: string, did: string, field: "parent" | "root"): string => {

@@ -15,6 +15,7 @@ import rateLimitPruneSmall from "../../migrations/0014_rate_limit_prune_small.sq
 import leaseReleasedAt from "../../migrations/0015_lease_released_at.sql";
 import webhookEventsRetention from "../../migrations/0016_webhook_events_retention.sql";
 import uploadCompletion from "../../migrations/0017_upload_completion.sql";
+import repliesInCommitOrder from "../../migrations/0018_replies_in_commit_order.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -37,4 +38,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0015_lease_released_at.sql", sql: leaseReleasedAt },
   { name: "0016_webhook_events_retention.sql", sql: webhookEventsRetention },
   { name: "0017_upload_completion.sql", sql: uploadCompletion },
+  { name: "0018_replies_in_commit_order.sql", sql: repliesInCommitOrder },
 ];
