@@ -25,6 +25,23 @@ describe("trim keeps all the sound", () => {
   });
 });
 
+describe("trim of a clip whose timestamps have a gap", () => {
+  it.each([
+    ["webm", "audio/webm", "libopus"],
+    ["ogg", "audio/ogg", "libopus"],
+    ["m4a", "audio/m4a", "aac"],
+  ] as const)("answers a %s unchanged rather than cut in the wrong place: its decoded samples join across the gap, the cut goes by the timestamps", async (ext, mimeType, codec) => {
+    // A tone from 1 to 3 s of a 4 s clip, its timestamps 2 s apart at 2 s: cut by the joined samples' bounds, half
+    // the tone was lost.
+    const file = join(workspace.dir, `gap.${ext}`);
+    const graph = "aevalsrc=0.3*sin(2*PI*300*t)*between(t\\,1\\,3):s=48000:d=4,asetpts=PTS+gte(T\\,2)*2/TB";
+    await run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", graph, "-c:a", codec, file]);
+    const bytes = await readFile(file);
+    const { cid, answer } = await trimmed(bytes, mimeType);
+    expect(answer).toMatchObject({ cid, size: bytes.length });
+  });
+});
+
 describe("trim's encode of a WebM it cannot copy", () => {
   it("encodes 4-channel PCM in WebM (MediaRecorder's codecs=pcm) to Opus in quad, each channel in its own", async () => {
     // ffmpeg's webm muxer refuses PCM: the Matroska file is labelled webm, as Chromium writes it. Its PCM has no

@@ -23,6 +23,12 @@ import { withWorkspace } from "./temp-workspace";
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
+/**
+ * How far a cut's decoded length may be from its bounds' span: a packet (up to 26 ms, 64 ms for 3072-sample AAC) at
+ * each end and an encoder's priming (up to 46 ms), well under the 150 ms of silence kept at each end.
+ */
+const cutToleranceMs = 120;
+
 /** Cut by copying packets: every family but wav, whose "encode" is a copy of samples that can cut at any one. */
 export const cutByPackets = (mimeType: AcceptedMimeType): boolean => acceptedAudioTypes[mimeType] !== "wav";
 
@@ -69,6 +75,12 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     // The stages that follow read these samples (the waveform decodes nothing of its own) and these figures.
     const measured = source.measureOutput ? await probeLoudness(context, output, "trim:measure") : undefined;
     const trimmed = measured?.pcm ?? (await decodeAnalysisPcm(context, output, "trim:decode"));
+    // The bounds are times in the decoded samples, which ffmpeg joins end to end across a gap in the container's
+    // timestamps; the cut is made on those timestamps. A clip with such a gap is cut in the wrong place, and keeps
+    // less than the bounds span: it is answered unchanged rather than with its speech cut.
+    if (Math.abs(pcmDurationMs(trimmed) - (bounds.endMs - bounds.startMs)) > cutToleranceMs) {
+      return { cid: source.cid, mimeType: source.mimeType, size, durationMs: pcmDurationMs(pcm) };
+    }
     const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
     const key = sourceKey({ appId: source.appId, cid: stored.cid });
     if (measured) context.loudness.set(key, { loudness: measured.loudness, channels: measured.channels, sampleRate: measured.sampleRate });
