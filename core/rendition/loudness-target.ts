@@ -26,10 +26,13 @@ export const limiterCeilingDbtp = (mimeType: AcceptedMimeType): number => (accep
 
 /**
  * Whether measured figures meet the target, within `toleranceLu`: a clip within the contract's is left as it is (so
- * normalizing an output, which the search may leave anywhere inside it, changes nothing); an output must be.
+ * normalizing an output, which the search may leave anywhere inside it, changes nothing); an output must be. A clip
+ * with no gated loudness (silence, or one shorter than the meter's 400 ms block) has no loudness to aim for, but
+ * its true peak still meets the limit: a loud word of 0.3 s at 0 dBTP is not silence.
  */
 export function meetsTarget(figures: LoudnessFigures, channels: number, toleranceLu = loudnessToleranceLu): boolean {
   const { integratedLufs, truePeakDbtp } = figures;
-  if (integratedLufs === null) return true;
-  return Math.abs(integratedLufs - targetLufs(channels)) <= toleranceLu && (truePeakDbtp ?? -Infinity) <= truePeakLimitDbtp;
+  const underLimit = (truePeakDbtp ?? -Infinity) <= truePeakLimitDbtp;
+  if (integratedLufs === null) return underLimit;
+  return Math.abs(integratedLufs - targetLufs(channels)) <= toleranceLu && underLimit;
 }

@@ -138,6 +138,21 @@ describe("normalize: clips left as they are", () => {
     expect(data.loudness.truePeakDbtp).toBeLessThan(-72);
   });
 
+  it.each([
+    ["mono wav", "audio/wav", 1],
+    ["stereo m4a", "audio/m4a", 2],
+  ] as const)("holds a clip too short for gated loudness (0.3 s) but peaking over -1 dBTP to the limit (%s): it is not silence", async (_, mimeType, channels) => {
+    const word: CorpusClip = { ...silence, name: "loud word", mimeType, channels, exprs: Array(channels).fill("0.99*sin(2*PI*440*t)"), seconds: 0.3 };
+    const original = await makeCorpusClip(word);
+    // The meter's -70 is its gate: no 400 ms block to measure.
+    expect((await meterLoudness(original)).integratedLufs ?? -70).toBeLessThanOrEqual(-70);
+    const { status, data, stored } = await normalize(original, mimeType);
+    expect(status).toBe(200);
+    expect(data.cid).not.toBe(rawCid(original));
+    expect((await meterLoudness(stored)).truePeakDbtp).toBeLessThanOrEqual(-1);
+    expect(data.loudness.truePeakDbtp).toBeLessThanOrEqual(-1);
+  });
+
   it("leaves a clip already on target unchanged: normalizing its own output changes nothing", async () => {
     const first = await normalize(await makeCorpusClip(loudnessCorpus[0]!), loudnessCorpus[0]!.mimeType);
     const again = await normalize(first.stored, loudnessCorpus[0]!.mimeType);

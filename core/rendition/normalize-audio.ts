@@ -129,7 +129,8 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
     const target = targetLufs(probe.channels);
     const encoding = familyEncodings[source.mimeType];
     const attempts: Attempt[] = [];
-    let plan: GainPlan = { gainDb: target - before.integratedLufs!, ceilingDbtp: limiterCeilingDbtp(source.mimeType) };
+    // With no gated loudness (a clip under 400 ms) only its peaks are over: no gain, the limiter holds them.
+    let plan: GainPlan = { gainDb: before.integratedLufs === null ? 0 : target - before.integratedLufs, ceilingDbtp: limiterCeilingDbtp(source.mimeType) };
     for (;;) {
       const file = join(dir, `normalized-${attempts.length}.${encoding.ext}`);
       const mp3 = measuredWhileEncoding(source.mimeType) ? join(dir, `rendition-${attempts.length}.${mp3Rendition.ext}`) : undefined;
