@@ -84,6 +84,34 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
     socket.destroy();
   });
 
+  it.each([
+    [40_000, 201],
+    [100_000, 400],
+  ])("an upload whose epilogue (%i bytes after the close delimiter) arrives late is answered %i: ignored up to 64 KiB, refused past it, never held", async (size, status) => {
+    const boundary = "longepilogue";
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+      noiseWav(),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    let text = "";
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `POST /api/v1/audio/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.tenants.alpha.token}\r\n` +
+        `X-Svc-Acting-Actor: epilogue-${size}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+        `Content-Length: ${body.length + size}\r\nConnection: close\r\n\r\n`,
+    );
+    socket.write(body);
+    // The file part is parsed to its end, and the parser has ended itself at the close delimiter, before the rest.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write(Buffer.alloc(size, "e"));
+    await expect.poll(() => text, { timeout: idleTimeoutMs / 2 }).toMatch(new RegExp(`^HTTP/1\\.1 ${status}`));
+    socket.destroy();
+  });
+
   it("an idle upload is cut off after the idle timeout (within 60 s in production) and its staging file removed", async () => {
     const before = log.lines.length;
     const socket = await startUpload("staller");

@@ -151,6 +151,16 @@ describe("reading the multipart file part", () => {
       }
     });
 
+    it("an epilogue of up to 64 KiB in later packets, after the parser has ended itself at the close delimiter, is ignored; a longer one is VALIDATION_ERROR, not buffered without end", async () => {
+      const body = bodyOf(`${close}\r\n`);
+      const packets = (size: number) => [body, ...Array.from({ length: Math.ceil(size / 4096) }, (_, i) => Buffer.alloc(Math.min(4096, size - i * 4096), "e"))];
+      for (const readPause of [0, 10]) {
+        expect(await outcome(packets(40_000), readPause)).toBe("whole");
+        expect(await outcome(packets(64 * 1024), readPause)).toBe("whole");
+        expect(await outcome(packets(64 * 1024 + 1), readPause)).toBe("VALIDATION_ERROR");
+      }
+    });
+
     it("a body cut short before its close delimiter is VALIDATION_ERROR, wherever it is cut", async () => {
       for (const readPause of [0, 10]) {
         const body = bodyOf(close);

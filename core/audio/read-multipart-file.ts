@@ -28,6 +28,9 @@ const missingFile = () => validationError(`missing "file": ${onePart}`, [{ path:
 const isPartAFile = (name: string | undefined, contentType: string | undefined, filename: string | undefined) =>
   name === "file" || contentType === "application/octet-stream" || filename !== undefined;
 
+/** What a body may carry after its file part: its close delimiter and an epilogue that is ignored (RFC 2046 §5.1.1). */
+const maxTrailingBytes = 64 * 1024;
+
 /** Longer part headers are cut off: well inside the 64 KiB the first part's raw Content-Type is looked for in. */
 const maxPartHeaderBytes = 16 * 1024;
 
@@ -72,7 +75,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     // part or a body cut short. It may never finish, though: busboy skips a part that is not form-data, and a skipped
     // last part past its 16 KiB buffer holds it (so a body that ended with no file announced has none); and it ends
     // itself at the close delimiter once the file part is read, then holds any later bytes (an epilogue, or the last
-    // CRLF in a packet of its own; more than 16 KiB of them still waits for the idle timeout) without calling back.
+    // CRLF in a packet of its own) without calling back (so `feed` stops waiting for it once the file part ended).
     // So a file part that has ended by then, with neither reported, is the whole upload.
     const settleOnceBodyEnded = () =>
       setImmediate(() => {
@@ -84,7 +87,8 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       if (failed) return;
       failed = true;
       body.off("data", watch);
-      body.unpipe(parser);
+      body.off("data", feed);
+      body.pause();
       if (out) out.destroy(error);
       else reject(error);
     };
@@ -107,6 +111,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       file.on("limit", () => fail(fileTooLarge(maxBytes)));
       file.on("end", () => {
         fileEnded = true;
+        if (!failed) body.resume();
         settleOnceBodyEnded();
       });
       file.pipe(out, { end: false });
@@ -119,6 +124,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     body.on("error", (error: Error) => fail(validationError(`request body failed: ${error.message}`)));
     body.on("end", () => {
       bodyEnded = true;
+      parser.end();
       settleOnceBodyEnded();
     });
     parser.on("finish", () => {
@@ -127,8 +133,22 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       else finish();
     });
 
+    // Fed by hand, not piped: the parser's backpressure holds the body while the file part streams, and no longer
+    // once it has ended, when what follows is an epilogue (at most `maxTrailingBytes`, held by a parser that never
+    // calls back) or a second part (refused as soon as it starts).
+    let trailing = 0;
+    const feed = (chunk: Buffer) => {
+      if (fileEnded && (trailing += chunk.length) > maxTrailingBytes) {
+        fail(validationError(`more than ${maxTrailingBytes} bytes after the file part: ${onePart}`));
+        return;
+      }
+      if (!parser.write(chunk) && !fileEnded) {
+        body.pause();
+        parser.once("drain", () => failed || body.resume());
+      }
+    };
     // The tap's listener first: it sees each chunk before busboy parses it.
     body.on("data", watch);
-    body.pipe(parser);
+    body.on("data", feed);
   });
 }
