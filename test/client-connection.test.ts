@@ -57,30 +57,38 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
     expect(lines.filter((l) => l.level === "error")).toEqual([]);
   });
 
-  it("an upload whose last CRLF (after the close delimiter) comes in a packet of its own is answered 201, not held until the idle timeout", async () => {
-    const boundary = "latecrlf";
-    const wav = noiseWav();
+  /**
+   * Sends an upload of one WAV whose body ends with `tail` after the close delimiter, in two packets: all but the
+   * tail's last `late` bytes, then (100 ms on, the file parsed and read to its end) those. Answers what came back.
+   */
+  const uploadEndingLate = async (actor: string, tail: Buffer, late: number) => {
+    const boundary = "endinglate";
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
-      wav,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
+      noiseWav(),
+      Buffer.from(`\r\n--${boundary}--`),
+      tail,
     ]);
     const socket = connect(port, "127.0.0.1");
     socket.setNoDelay(true);
     socket.on("error", () => {});
-    let text = "";
-    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    const answer = { text: "" };
+    socket.on("data", (chunk: Buffer) => (answer.text += chunk.toString("latin1")));
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
     socket.write(
       `POST /api/v1/audio/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.tenants.alpha.token}\r\n` +
-        `X-Svc-Acting-Actor: late-crlf\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+        `X-Svc-Acting-Actor: ${actor}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
         `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
     );
-    socket.write(body.subarray(0, body.length - 2));
-    // The file is parsed and read to its end before the last two bytes arrive.
+    socket.write(body.subarray(0, body.length - late));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    socket.write(body.subarray(body.length - 2));
-    await expect.poll(() => text, { timeout: idleTimeoutMs / 2 }).toMatch(/^HTTP\/1\.1 201/);
+    socket.write(body.subarray(body.length - late));
+    return { answer, socket };
+  };
+
+  it("an upload whose last CRLF (after the close delimiter) comes in a packet of its own is answered 201, not held until the idle timeout", async () => {
+    const { answer, socket } = await uploadEndingLate("late-crlf", Buffer.from("\r\n"), 2);
+    await expect.poll(() => answer.text, { timeout: idleTimeoutMs / 2 }).toMatch(/^HTTP\/1\.1 201/);
     socket.destroy();
   });
 
@@ -88,27 +96,8 @@ describe.each(backends)("client connections on the Node host on $name", ({ open 
     [40_000, 201],
     [100_000, 400],
   ])("an upload whose epilogue (%i bytes after the close delimiter) arrives late is answered %i: ignored up to 64 KiB, refused past it, never held", async (size, status) => {
-    const boundary = "longepilogue";
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
-      noiseWav(),
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    const socket = connect(port, "127.0.0.1");
-    socket.on("error", () => {});
-    let text = "";
-    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
-    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-    socket.write(
-      `POST /api/v1/audio/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.tenants.alpha.token}\r\n` +
-        `X-Svc-Acting-Actor: epilogue-${size}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
-        `Content-Length: ${body.length + size}\r\nConnection: close\r\n\r\n`,
-    );
-    socket.write(body);
-    // The file part is parsed to its end, and the parser has ended itself at the close delimiter, before the rest.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    socket.write(Buffer.alloc(size, "e"));
-    await expect.poll(() => text, { timeout: idleTimeoutMs / 2 }).toMatch(new RegExp(`^HTTP/1\\.1 ${status}`));
+    const { answer, socket } = await uploadEndingLate(`epilogue-${size}`, Buffer.concat([Buffer.from("\r\n"), Buffer.alloc(size - 2, "e")]), size);
+    await expect.poll(() => answer.text, { timeout: idleTimeoutMs / 2 }).toMatch(new RegExp(`^HTTP/1\\.1 ${status}`));
     socket.destroy();
   });
 

@@ -171,6 +171,27 @@ describe("the system route fails closed", () => {
   });
 });
 
+describe("the worker route on the Node host past its idle timeout", () => {
+  it("a worker call whose pass outlasts SVC_IDLE_TIMEOUT_MS is answered 200 when the pass ends, not dropped at the idle timeout: it bounds a stalled client, not the host's own work", async () => {
+    const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });
+    // The waveform takes a second from when it is called: more than three idle timeouts.
+    const slow = testProviders({ gate: { get waveform() { return new Promise<void>((resolve) => setTimeout(resolve, 1_000)); } } });
+    const svc = await startTasksService(fake, { env: { SVC_IDLE_TIMEOUT_MS: "300" }, providers: slow.registry });
+    try {
+      const created = await svc.post("/api/v1/posts", { actor: "idle-slow", json: audioPost(await seedAudio(svc.deps, "alpha"), { waveform: true }) });
+      expect(created.status).toBe(201);
+      await fake.settled();
+      // One call, answered: a dropped connection is a 0 here, and Cloud Tasks would retry into the running pass.
+      expect(fake.tasks.at(-1)!.attempts).toEqual([200]);
+      const [stage] = await svc.deps.sql.query(`SELECT status FROM post_stages WHERE rkey = $1`, [created.json.data.postId]);
+      expect(stage).toEqual({ status: "ready" });
+    } finally {
+      await svc.close();
+      await fake.close();
+    }
+  });
+});
+
 describe("task queue configuration", () => {
   const errors = () => {
     const lines: string[] = [];

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDidServer } from "./support/did-server";
-import { nodeServerOnFreePort } from "./support/node-server-process";
+import { nodeServerOnFreePort, oneTenantEnv } from "./support/node-server-process";
 
 const token = "shutdown-token-0123456789abcdef0123456789";
 
@@ -20,16 +20,7 @@ describe("shutting down npm start's process", () => {
     dids.publish("tenant", "pds.test");
     const { port, start } = await nodeServerOnFreePort();
     const child = start({
-      PATH: process.env.PATH,
-      NODE_ENV: "test",
-      LOG_LEVEL: "info",
-      DATABASE_URL: "pglite://memory",
-      SVC_BLOB_DIR: path.join(dir, "blobs"),
-      SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      SVC_PDS_HOST: "pds.test",
-      SVC_PLAYBACK_SIGNING_KEY: "shutdown-playback-signing-key-0123456789abcdef",
-      SVC_APP_TOKENS: `tenant:${token}`,
-      SVC_APP_DIDS: `tenant:${dids.didOf("tenant")}`,
+      ...oneTenantEnv({ port, dir, token, did: dids.didOf("tenant") }),
       SVC_IDLE_TIMEOUT_MS: "1500",
     });
     const exited = once(child, "exit");

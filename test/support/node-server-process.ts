@@ -39,3 +39,17 @@ interface StartOptions {
   nodeArgs?: string[];
   stderr?: "pipe" | "inherit";
 }
+
+/** `npm start`'s environment for one tenant on `port`: PGlite in memory, blobs under `dir`, custody at `did`. */
+export const oneTenantEnv = ({ port, dir, token, did }: { port: number; dir: string; token: string; did: string }): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  NODE_ENV: "test",
+  LOG_LEVEL: "info",
+  DATABASE_URL: "pglite://memory",
+  SVC_BLOB_DIR: path.join(dir, "blobs"),
+  SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  SVC_PDS_HOST: "pds.test",
+  SVC_PLAYBACK_SIGNING_KEY: "shutdown-playback-signing-key-0123456789abcdef",
+  SVC_APP_TOKENS: `tenant:${token}`,
+  SVC_APP_DIDS: `tenant:${did}`,
+});
