@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { createClient, stageNames, toWebVTT, type BlobRef, type ClientOptions, type SvcClient } from "../../client/src/index";
+import { createClient, stageNames, toWebVTT, type BlobRef, type ClientOptions, type PostView, type SvcClient } from "../../client/src/index";
 import { appState } from "./app-state";
 import { feedFor } from "./feed";
 import { cookieOf, HttpError, readJson, sendError, sendJson } from "./http-exchange";
@@ -32,6 +32,12 @@ const staticFiles: Record<string, { file: string; type: string }> = {
 };
 
 const sessionCookie = "demo_user";
+
+/**
+ * A post with its captions (WebVTT by toWebVTT) beside it, made from the transcript the view already holds: a
+ * captions URL per card would cost a service read each, and a feed load would spend the viewer's reads for the minute.
+ */
+const captioned = (post: PostView) => (post.embed?.transcript?.segments ? { ...post, captions: toWebVTT(post.embed.transcript) } : post);
 
 /**
  * The reference tenant app: a backend-for-frontend on the client, and one page. The page signs in as a name (a demo
@@ -76,13 +82,11 @@ export const startTenantApp = async (options: TenantAppOptions) => {
       if (!reply) state.addPrompt(postId);
       sendJson(res, 201, { postId });
     },
-    "GET /api/feed": async (req, res) => sendJson(res, 200, { threads: await feedFor(feedSvc.as(viewerName(req)), state.prompts()) }),
-    "GET /api/posts/:id": async (req, res, id) => sendJson(res, 200, { post: await viewer(req).getPost(id) }),
-    "GET /api/posts/:id/captions.vtt": async (req, res, id) => {
-      const post = await viewer(req).getPost(id);
-      res.writeHead(200, { "content-type": "text/vtt; charset=utf-8", "cache-control": "no-store" });
-      res.end(toWebVTT(post.embed?.transcript));
+    "GET /api/feed": async (req, res) => {
+      const threads = await feedFor(feedSvc.as(viewerName(req)), state.prompts());
+      sendJson(res, 200, { threads: threads.map(({ post, replies }) => ({ post: captioned(post), replies: replies.map(captioned) })) });
     },
+    "GET /api/posts/:id": async (req, res, id) => sendJson(res, 200, { post: captioned(await viewer(req).getPost(id)) }),
     // Signed-in pages only: the stream names the tenant's posts and their stages.
     "GET /api/events": async (req, res) => (viewer(req), live.subscribe(req, res)),
     "POST /webhooks": (req, res) => live.receive(req, res),

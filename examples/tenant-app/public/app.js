@@ -38,7 +38,13 @@ const start = async () => {
 };
 $("sign-in").addEventListener("submit", async (event) => {
   event.preventDefault();
-  await api("/api/session", json("POST", { name: $("name").value }));
+  $("sign-in-status").textContent = "";
+  try {
+    await api("/api/session", json("POST", { name: $("name").value }));
+  } catch (error) {
+    $("sign-in-status").textContent = `Not signed in: ${error.message}.`;
+    return;
+  }
   await start();
 });
 $("sign-out").addEventListener("click", async () => {
@@ -62,6 +68,10 @@ $("record").addEventListener("click", async () => {
   let stream;
   try {
     stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  } catch (error) {
+    // Permission denied, or no microphone: say so, and the button stays ready for another try.
+    say(`No microphone: ${error.message}`);
+    return;
   } finally {
     starting = false;
   }
@@ -78,6 +88,7 @@ $("record").addEventListener("click", async () => {
     choose(new Blob(chunks, { type: recorder.mimeType }));
   });
   recorder.start(250);
+  say("Recording…");
   $("record").textContent = "■ Stop";
   $("record").classList.add("recording");
 });
@@ -156,6 +167,7 @@ const loadFeed = async () => {
   }
   $("feed-status").textContent = "";
   cards.clear();
+  shown = 0;
   $("feed").replaceChildren(
     ...threads.map(({ post, replies }) => {
       const children = (uri) => replies.filter((r) => r.record.reply.parent.uri === uri);
@@ -168,9 +180,14 @@ const loadFeed = async () => {
   );
 };
 
+// Only the first few players load their audio's metadata with the page: each load is a playback read, and the
+// service allows an address 60 a minute (SVC_LIMIT_PLAYBACK_PER_IP). The rest load on Play.
+const preloaded = 3;
+let shown = 0;
+
 const card = (post) => {
   const id = postIdOf(post);
-  const entry = { stages: h("div", { class: "stages" }), player: null, playerBox: h("div", { class: "player" }), actions: h("div", { class: "row actions" }) };
+  const entry = { preload: shown++ < preloaded ? "metadata" : "none", stages: h("div", { class: "stages" }), player: null, playerBox: h("div", { class: "player" }), actions: h("div", { class: "row actions" }) };
   const meta = `${post.authorId} · ${new Date(post.record.createdAt).toLocaleTimeString()}${post.kind === "reply" ? " · reply" : ""}`;
   entry.el = h("article", { "data-post": id, "data-author": post.authorId }, h("div", { class: "meta" }, meta), post.record.text ? h("p", { class: "text" }, post.record.text) : null, entry.stages, entry.playerBox, entry.actions);
   cards.set(id, entry);
@@ -193,7 +210,7 @@ const render = (entry, post) => {
     ),
   );
   const reread = async () => (await api(`/api/posts/${id}`)).post;
-  if (post.embed) entry.player = entry.player ? updatePlayer(entry.player, post.embed) : mountPlayer(entry.playerBox, id, post.embed, reread);
+  if (post.embed) entry.player = entry.player ? updatePlayer(entry.player, post) : mountPlayer(entry.playerBox, post, reread, { preload: entry.preload });
   const viewer = post.viewer;
   const reply = h("button", { type: "button", class: "reply", disabled: !viewer?.canReply, onclick: () => startReply(post) }, "Reply");
   const why = viewer && !viewer.canReply ? h("span", { class: "reply-reason", "data-reason": viewer.replyDisabledReason }, reasons[viewer.replyDisabledReason] ?? viewer.replyDisabledReason) : null;

@@ -43,49 +43,79 @@ const renew = async (player) => {
   if (resume) audio.play().catch(() => undefined);
 };
 
+/** How long a refused load waits before the next try: a per-minute limit (429) has passed after the last. */
+const retryDelaysS = [5, 15, 45];
+
 /**
- * A page left open past its URL's hour plays nothing: a failed load re-reads the post for a freshly signed URL, once
- * per URL, so a source that fails for another reason is not fetched again and again.
+ * A failed load re-reads the post. A page left open past its URL's hour gets a freshly signed URL and plays on. The
+ * same URL (it changes every 15 minutes) was refused, most often by the per-IP playback limit: the load is tried again
+ * after a backoff, a few times, then on the next Play, and the player says so.
  */
 const recover = async (player) => {
-  const failed = player.audio.src;
-  if (!player.reread || player.recovered === failed) return;
-  player.recovered = failed;
+  const { audio } = player;
+  const failed = audio.src;
+  if (!player.reread || player.recovering) return;
+  player.recovering = true;
   const resume = player.wanted;
   const post = await player.reread().catch(() => null);
-  if (!post?.embed?.url || post.embed.url === failed) return;
-  swapSource(player.audio, post.embed.url);
+  player.recovering = false;
+  if (post?.embed?.url && post.embed.url !== failed) {
+    swapSource(audio, post.embed.url);
+    if (resume) audio.play().catch(() => undefined);
+    return;
+  }
+  const delay = retryDelaysS[player.retries++];
+  if (delay === undefined) return (player.note.textContent = "The audio could not be loaded. Press play to try again.");
+  player.note.textContent = `The audio could not be loaded. Trying again in ${delay} s.`;
+  clearTimeout(player.retry);
+  player.retry = setTimeout(() => loadAgain(player, resume), delay * 1000);
+};
+
+/** The same source loaded again, at the same position, playing if the listener asked to. */
+const loadAgain = (player, resume) => {
+  clearTimeout(player.retry);
+  swapSource(player.audio, player.audio.src);
   if (resume) player.audio.play().catch(() => undefined);
 };
 
 /**
  * A post's player: the signed `embed.url` in an <audio>, the waveform drawn from `embed.waveform` (click to seek),
- * the transcript under it with the segment being spoken highlighted, and a captions track made by toWebVTT.
+ * the transcript under it with the segment being spoken highlighted, and a captions track from `post.captions` (the
+ * BFF's toWebVTT). `preload: "none"` for cards far down the feed, so a page load does not spend the playback limit.
  */
-export const mountPlayer = (box, postId, embed, reread) => {
-  const audio = h("audio", { controls: true, preload: "metadata", src: embed.url });
+export const mountPlayer = (box, post, reread, { preload = "metadata" } = {}) => {
+  const { embed } = post;
+  const audio = h("audio", { controls: true, preload, src: embed.url });
   const play = h("button", { type: "button", class: "play", "aria-label": "Play" }, "▶");
-  // play() rejects when a new source interrupts it (renew, recover), which resume playing themselves.
-  play.addEventListener("click", () => (audio.paused ? audio.play().catch(() => undefined) : audio.pause()));
-  audio.addEventListener("play", () => (play.textContent = "❚❚"));
-  audio.addEventListener("pause", () => (play.textContent = "▶"));
+  const note = h("span", { class: "note", role: "status" });
+  // play() rejects when a new source interrupts it (renew, recover), which resume playing themselves. A source that
+  // failed is loaded again first: an element in error plays nothing.
+  play.addEventListener("click", () => {
+    if (!audio.paused) return audio.pause();
+    if (audio.error) return ((player.retries = 0), loadAgain(player, true));
+    audio.play().catch(() => undefined);
+  });
+  audio.addEventListener("play", () => ((play.textContent = "❚❚"), play.setAttribute("aria-label", "Pause")));
+  audio.addEventListener("pause", () => ((play.textContent = "▶"), play.setAttribute("aria-label", "Play")));
   const wave = h("div", { class: "waveform" });
   const transcript = h("p", { class: "transcript" });
-  box.replaceChildren(h("div", { class: "row" }, play, h("span", { class: "duration" }, embed.durationMs ? `${(embed.durationMs / 1000).toFixed(1)} s` : "")), wave, audio, transcript);
-  const player = { postId, audio, wave, transcript, surfer: null, segments: [], reread, recovered: null, renewing: false };
+  box.replaceChildren(h("div", { class: "row" }, play, h("span", { class: "duration" }, embed.durationMs ? `${(embed.durationMs / 1000).toFixed(1)} s` : ""), note), wave, audio, transcript);
+  const player = { audio, wave, transcript, note, surfer: null, segments: [], reread, recovering: false, retries: 0, retry: null, renewing: false };
   audio.addEventListener("timeupdate", () => highlight(player));
   audio.addEventListener("play", () => renew(player));
   audio.addEventListener("seeking", () => renew(player));
   audio.addEventListener("error", () => recover(player));
+  audio.addEventListener("loadedmetadata", () => ((player.retries = 0), (note.textContent = "")));
   // Whether the listener asked to play: a play that failed on an expired URL resumes on the fresh one.
   audio.addEventListener("play", () => (player.wanted = true));
   audio.addEventListener("pause", () => (player.wanted = audio.error !== null && player.wanted));
   audio.addEventListener("ended", () => (player.wanted = false));
-  return updatePlayer(player, embed);
+  return updatePlayer(player, post);
 };
 
-export const updatePlayer = (player, embed) => {
+export const updatePlayer = (player, post) => {
   const { audio } = player;
+  const { embed } = post;
   // While paused: new audio (a stage changed the bytes), or the same audio's fresher URL once the one playing has
   // under ten minutes left. Otherwise the URL stays, and the browser's cached bytes with it.
   const ending = expiresAtMs(audio.src) - Date.now() < 10 * 60_000;
@@ -109,7 +139,8 @@ export const updatePlayer = (player, embed) => {
   if (embed.transcript?.segments && player.segments.length === 0) {
     player.segments = embed.transcript.segments.map((segment) => ({ ...segment, span: h("span", {}, segment.text) }));
     player.transcript.replaceChildren(...player.segments.flatMap((s) => [s.span, " "]));
-    const track = h("track", { kind: "captions", label: "Captions", srclang: embed.transcript.lang ?? "en", src: `/api/posts/${player.postId}/captions.vtt`, default: true });
+    const captions = URL.createObjectURL(new Blob([post.captions ?? "WEBVTT\n"], { type: "text/vtt" }));
+    const track = h("track", { kind: "captions", label: "Captions", srclang: embed.transcript.lang ?? "en", src: captions, default: true });
     audio.append(track);
     track.track.mode = "hidden"; // loads the cues; an <audio> shows none itself
   } else if (embed.transcript && !embed.transcript.segments && !player.transcript.textContent) {
