@@ -11,7 +11,7 @@ export const route = defineRoute({
   method: "GET",
   path: "/health",
   summary: "Health",
-  description: "Process and store health, always 200 within 2 s: judge readiness by `backend`, `records` and `blobs`.",
+  description: "Process and store health, 200 within 2 s to any well-formed request: judge readiness by `backend`, `records` and `blobs`.",
   auth: "public",
   rateLimit: null,
   uses: ["storeProbes"],

@@ -43,6 +43,17 @@ describe.each(edgeMatrix)("the OpenAPI description lists what the service answer
   });
   afterAll(() => svc?.close());
 
+  it("a request the host refuses before its route (a malformed request target) is a 400 VALIDATION_ERROR, listed on every route, /health included", async () => {
+    const described = routeList.filter((route) => document.paths[route.path]?.[route.method.toLowerCase()]);
+    expect(described.map((route) => route.path)).toContain("/health");
+    for (const route of described) {
+      const path = route.path.replace(/\{[^}]+\}/g, "3kabcdefghijk");
+      const answer = await svc.call(route.method, `${path}?%zz`, { token: null });
+      expect(answer.status, `${route.method} ${route.path}`).toBe(400);
+      expectDescribed(route.method, route.path, answer);
+    }
+  });
+
   it("a create and its replay: 201 with RateLimit, RateLimit-Policy, X-Request-ID and Idempotent-Replayed described", async () => {
     const create = () => svc.post("/api/v1/posts", { actor: "doc-author", json: { text: "described" }, headers: { "idempotency-key": "doc-1" } });
     const first = await create();

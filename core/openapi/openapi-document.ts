@@ -85,7 +85,8 @@ const policyErrors = (route: RouteDef): ErrorCode[] => {
   if (policy.credential === "system-token") codes.push("UNAUTHORIZED", "SERVICE_UNAVAILABLE");
   // Every limited route takes its limiter in the database, so a database that is down or slow answers 503.
   if (route.rateLimit) codes.push("RATE_LIMITED", "SERVICE_UNAVAILABLE");
-  if (route.query || route.params || route.body) codes.push("VALIDATION_ERROR");
+  // Any request can be refused by the host before its route (a malformed request target or Host: docs/errors.md).
+  codes.push("VALIDATION_ERROR");
   if (route.body?.kind === "json") codes.push("PAYLOAD_TOO_LARGE");
   return codes;
 };

@@ -165,7 +165,7 @@ export interface paths {
         };
         /**
          * Health
-         * @description Process and store health, always 200 within 2 s: judge readiness by `backend`, `records` and `blobs`.
+         * @description Process and store health, 200 within 2 s to any well-formed request: judge readiness by `backend`, `records` and `blobs`.
          */
         get: operations["health"];
         put?: never;
@@ -2270,6 +2270,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     openapi: {
@@ -2309,6 +2319,16 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL */
             500: {
                 headers: {
@@ -2345,6 +2365,16 @@ export interface operations {
                      *     <html lang="en">…</html>
                      */
                     "text/html": unknown;
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL */
