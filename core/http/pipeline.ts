@@ -112,13 +112,9 @@ const releaseWaitMs = 500;
  * the key (heldIdempotencyClause): released before it, the write stores nothing; committing, it holds the key's row,
  * and the release then finds it answered and frees nothing, so the retry replays it. Never a second post.
  */
-const releaseHeldKey = async (call: RouteCall): Promise<void> => {
-  if (!call.releaseIdempotencyKey) return;
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, releaseWaitMs)));
-  // Past the wait (a database too slow to answer), the key's lease frees it, as before.
-  await Promise.race([call.releaseIdempotencyKey().catch(() => undefined), waited]);
-  clearTimeout(timer);
+const releaseHeldKey = async ({ releaseIdempotencyKey }: RouteCall): Promise<void> => {
+  // Past the wait (a database too slow to answer), the key's lease frees it.
+  if (releaseIdempotencyKey) await withinDeadline(releaseWaitMs, releaseIdempotencyKey, { publish: false }).catch(() => undefined);
 };
 
 const toHttpResponse = (outcome: Outcome): HttpResponse =>
