@@ -32,7 +32,11 @@ export interface CreatePostInput {
 /** Writes a prompt or a reply after checking its references against stored state and the reply gate. */
 export const createPost = async (input: CreatePostInput): Promise<{ postId: string }> => {
   const { sql, appId, did, actor, body } = input;
-  refuseOversizeRow(buildPostRecord(body, input.now), actor, input.actorDid);
+  // The key and createdAt are one clock reading, so lists ordered by key are ordered by createdAt too: a key
+  // minted after the request's other awaits would let a reply created earlier sort after one created later.
+  let rkey = nextTid(input.now.getTime());
+  let record = buildPostRecord(body, tidTime(rkey));
+  refuseOversizeRow(record, actor, input.actorDid);
   if (body.processing && !body.embed) {
     throw validationError("processing needs an audio embed", [{ path: ["body", "processing"], message: "a post without audio has nothing to process" }]);
   }
@@ -63,12 +67,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
   }
   const decisions = input.enrichment.plan(appId, requestedStages(body.processing), input.log);
   // TIDs carry a random clock id, so a collision is rare; a taken key just draws another.
-  let keyAt = input.now.getTime();
   for (let attempt = 0; attempt < 3; attempt++) {
-    // The key and createdAt are one clock reading, so lists ordered by key are ordered by createdAt too: a key
-    // minted after the request's other awaits would let a reply created earlier sort after one created later.
-    const rkey = nextTid(keyAt);
-    const record = buildPostRecord(body, tidTime(rkey));
     const cid = recordCid(record);
     const answer = { postId: rkey };
     const inserted = await insertPost(
@@ -90,7 +89,8 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     // Not inserted: the key was taken, or (a reply) a later-keyed reply to its parent committed first, and a client
     // paging the replies forward would never see this one behind it (migration 0018). The next key comes after both.
     const latest = body.reply ? await latestReplyKey(sql, appId, body.reply.parent.uri) : undefined;
-    keyAt = Math.max(Date.now(), latest ? tidTime(latest).getTime() + 1 : 0);
+    rkey = nextTid(Math.max(Date.now(), latest ? tidTime(latest).getTime() + 1 : 0));
+    record = buildPostRecord(body, tidTime(rkey));
   }
   throw new Error("could not allocate a record key");
 };
