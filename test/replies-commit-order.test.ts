@@ -3,18 +3,31 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../core/sql/postgres";
 import { backends, migratedDatabase } from "./support/databases";
 import { slowedSql } from "./support/slowed-sql";
+import type { SqlBackend, SqlValue } from "../core/sql/port";
+import { nextTid } from "../core/records/tid";
 import { startTestService, type TestService } from "./support/test-service";
 
 describe.each(backends)("replies to one post, paged forward, on $name", ({ open }) => {
   let svc: TestService;
   let slowNextInsert = false;
+  let passes: { left: number; parent: { uri: string; cid: string } } | undefined;
   beforeAll(async () => {
-    svc = await startTestService({
-      driver: "node",
-      sql: slowedSql(open, (text) => (slowNextInsert && text.includes("INSERT INTO posts") ? ((slowNextInsert = false), 400) : undefined)),
-    });
+    const slowed = slowedSql(open, (text) => (slowNextInsert && text.includes("INSERT INTO posts") ? ((slowNextInsert = false), 400) : undefined));
+    svc = await startTestService({ driver: "node", sql: () => passedByLaterReplies(slowed, () => passes) });
   });
   afterAll(() => svc?.close());
+
+  it("a reply passed again and again by later replies committed ahead of it is still stored, keyed after them all", async () => {
+    const prompt = (await svc.get(`/api/v1/posts/${(await svc.post("/api/v1/posts", { actor: "host", json: { text: "prompt" } })).json.data.postId}`, { actor: "host" })).json.data;
+    const ref = { uri: prompt.uri, cid: prompt.cid };
+    // Before each of its inserts, one more reply keyed later than any so far commits: a burst of replies to one post.
+    passes = { left: 6, parent: ref };
+    const passed = await svc.post("/api/v1/posts", { actor: "passed", json: { text: "passed", reply: { root: ref, parent: ref } } });
+    expect(passes.left).toBe(0);
+    expect(passed.status).toBe(201);
+    const listed = (await svc.get(`/api/v1/posts/${prompt.uri.split("/").pop()}/replies?limit=100`, { actor: "host" })).json.data.items;
+    expect(listed.map((p: { record: { text: string } }) => p.record.text)).toEqual(["ahead", "ahead", "ahead", "ahead", "ahead", "ahead", "passed"]);
+  });
 
   it("a reply that commits after later replies is keyed after them: a client paging forward from the last reply it saw still gets it", async () => {
     const prompt = (await svc.get(`/api/v1/posts/${(await svc.post("/api/v1/posts", { actor: "host", json: { text: "prompt" } })).json.data.postId}`, { actor: "host" })).json.data;
@@ -66,3 +79,27 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("replies to one post racing in t
     }
   });
 });
+
+/** A database where, before an insert of the post "passed", another reply to its parent keyed later still commits. */
+const passedByLaterReplies = async (
+  open: () => Promise<SqlBackend>,
+  passes: () => { left: number; parent: { uri: string; cid: string } } | undefined,
+): Promise<SqlBackend> => {
+  const sql = await open();
+  let ahead = Date.now();
+  const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
+    const pass = passes();
+    if (pass && pass.left > 0 && text.includes("INSERT INTO posts") && params?.some((v) => typeof v === "string" && v.includes('"text":"passed"'))) {
+      pass.left--;
+      ahead = Math.max(ahead, Date.now()) + 1000;
+      const record = { $type: "dev.svc.audio.post", text: "ahead", createdAt: new Date(ahead).toISOString(), reply: { root: pass.parent, parent: pass.parent } };
+      await sql.query("INSERT INTO posts (app_id, rkey, record, cid, author_id) VALUES ($1, $2, $3::json, 'c', 'ahead')", [
+        String(params[0]),
+        nextTid(ahead),
+        JSON.stringify(record),
+      ]);
+    }
+    return sql.query<Row>(text, params);
+  };
+  return { ...sql, query } as SqlBackend;
+};

@@ -66,8 +66,10 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     }
   }
   const decisions = input.enrichment.plan(appId, requestedStages(body.processing), input.log);
-  // TIDs carry a random clock id, so a collision is rare; a taken key just draws another.
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // TIDs carry a random clock id, so a collision is rare; a taken key just draws another, three times at most. A reply
+  // passed by a later-keyed one that committed first is keyed again after it, as often as that happens: each pass is
+  // another reply stored, so a burst of replies to one post passes a writer at most once per reply racing it.
+  for (let collisions = 0; collisions < 3; ) {
     const cid = recordCid(record);
     const answer = { postId: rkey };
     const inserted = await insertPost(
@@ -89,6 +91,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     // Not inserted: the key was taken, or (a reply) a later-keyed reply to its parent committed first, and a client
     // paging the replies forward would never see this one behind it (migration 0018). The next key comes after both.
     const latest = body.reply ? await latestReplyKey(sql, appId, body.reply.parent.uri) : undefined;
+    if (!latest || latest <= rkey) collisions++;
     rkey = nextTid(Math.max(Date.now(), latest ? tidTime(latest).getTime() + 1 : 0));
     record = buildPostRecord(body, tidTime(rkey));
   }
