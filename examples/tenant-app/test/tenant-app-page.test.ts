@@ -120,11 +120,20 @@ describe("the reference tenant app's page", () => {
   it("the play button's accessible name is Pause while playing and Play again when paused", async () => {
     const page = await signIn("screen-reader");
     const play = page.locator("article").first().locator("button.play");
+    // The label follows the audio element's play and pause events, which the browser dispatches as tasks after
+    // the click: wait for the state the click asks for, then for the label to say it.
+    const labelWhen = (paused: boolean, label: string) =>
+      page.waitForFunction(
+        ([paused, label]) =>
+          (document.querySelector("article audio") as HTMLAudioElement).paused === paused &&
+          document.querySelector("article button.play")?.getAttribute("aria-label") === label,
+        [paused, label] as const,
+        { timeout: 5000 },
+      );
     await play.click();
-    await page.waitForFunction(() => !(document.querySelector("article audio") as HTMLAudioElement).paused);
-    expect(await play.getAttribute("aria-label")).toBe("Pause");
+    await labelWhen(false, "Pause");
     await play.click();
-    expect(await play.getAttribute("aria-label")).toBe("Play");
+    await labelWhen(true, "Play");
     // The recording clock is rewritten every 100 ms: it is no live region (start and stop are said in #status).
     expect(await page.locator("#elapsed").getAttribute("aria-live")).toBeNull();
     await page.context().close();
