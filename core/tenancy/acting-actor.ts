@@ -10,7 +10,7 @@ export const isActorLength = (id: string): boolean => {
 };
 
 // Control characters (C0, DEL, C1), U+FFFD (what bytes that were not UTF-8 decode to), and lone surrogates. And a
-// comma: a header sent twice arrives joined with "," (API Gateway, and Node), which must not read as another actor.
+// comma: a header sent twice arrives joined with "," on either host, which must not read as another actor.
 const unprintable = /[\p{Cc}\uFFFD\p{Cs},]/u;
 
 /**
@@ -25,7 +25,7 @@ export const readActingActor = (
   const actor = headers["x-svc-acting-actor"]?.normalize("NFC");
   const actorDid = headers["x-svc-acting-actor-did"];
   if (actor !== undefined && (!isActorLength(actor) || unprintable.test(actor))) {
-    throw validationError(`X-Svc-Acting-Actor must be 1 to ${MAX_ACTOR_LENGTH} printable UTF-8 characters, without a comma`, [
+    throw validationError(`X-Svc-Acting-Actor must be sent once, as 1 to ${MAX_ACTOR_LENGTH} printable UTF-8 characters without a comma`, [
       { path: ["headers", "X-Svc-Acting-Actor"], message: "invalid acting actor" },
     ]);
   }
@@ -33,7 +33,7 @@ export const readActingActor = (
     try {
       ensureValidDid(actorDid);
     } catch {
-      throw validationError("X-Svc-Acting-Actor-Did must be a DID", [
+      throw validationError("X-Svc-Acting-Actor-Did must be one DID", [
         { path: ["headers", "X-Svc-Acting-Actor-Did"], message: "invalid DID" },
       ]);
     }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { Deps } from "../../deps";
 import { DomainError } from "../../domain-error";
-import { hasMalformedPercentEscape } from "../../http-message/percent-encoding";
+import { isMalformedTarget } from "../../http-message/percent-encoding";
 import { createRouteHandler, errorResponse, refusedResponse, sentRequestId } from "../../http/pipeline";
 import { createLogger, type Logger } from "../../observability/logger";
 import { isHead } from "../../http/route";
@@ -29,7 +29,7 @@ export const lambdaHandler = (impl: RouteImpl, deps: () => Promise<Deps>): ApiGa
   };
   return async (event, context) => {
     // API Gateway passes such a target through; the Node host refuses it before any route, and so does this.
-    if (hasMalformedPercentEscape(event.rawPath) || hasMalformedPercentEscape(event.rawQueryString ?? "")) {
+    if (isMalformedTarget(`${event.rawPath}?${event.rawQueryString ?? ""}`)) {
       const requestId = sentRequestId(event.headers?.["x-request-id"]) ?? randomUUID();
       const failure = new DomainError("VALIDATION_ERROR", "malformed request target");
       // Logged at the container's level when its ports are built (they are for every other call), else at info.

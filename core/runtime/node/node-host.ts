@@ -39,7 +39,6 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
     try {
       const target = parseRequestTarget(incoming.url);
       const found = target && match(method, target.pathname);
-      const repeated = repeatedIdentityHeader(incoming);
       if (!target) {
         response = refuse(new DomainError("VALIDATION_ERROR", "malformed request target"), incoming, originFormPath(incoming.url));
       } else if (incoming.httpVersion === "1.0" && incoming.headers["transfer-encoding"] !== undefined) {
@@ -53,8 +52,6 @@ export const createNodeHost = (impls: RouteImpl[], deps: Deps): NodeHost => {
         response = refuse(validationError("the Host header is required", [{ path: ["headers", "host"], message: "Required" }]), incoming, target.pathname);
       } else if ((incoming.headersDistinct.host?.length ?? 0) > 1 || !validHost(incoming.headers.host)) {
         response = refuse(validationError("the Host header must be one host[:port]", [{ path: ["headers", "host"], message: "one host[:port]" }]), incoming, target.pathname);
-      } else if (repeated) {
-        response = refuse(validationError(`${repeated} was sent more than once`, [{ path: ["headers", repeated], message: "sent more than once" }]), incoming, target.pathname);
       } else if (found) {
         // Uploads only: every other body is small and answered 503 at the request deadline anyway.
         request = toHttpRequest(incoming, target, found.params, found.route.body?.kind === "multipart" ? floor : noFloor);
@@ -166,9 +163,13 @@ const toHttpRequest = (
   params: Record<string, string>,
   floor: BodyRateFloor,
 ): HttpRequest => {
+  // A repeated header reads as API Gateway delivers it, its values joined with "," (a cookie's with "; "): Node's own
+  // `headers` keeps only the first Authorization or Content-Type, so the two hosts would answer one request two ways.
+  // A joined acting actor holds a comma, which authenticate refuses on either host. Content-Length is never repeated
+  // here: Node's parser refuses a second one, equal or not.
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(incoming.headers)) {
-    if (value !== undefined) headers[name] = utf8HeaderValue(Array.isArray(value) ? value.join(", ") : value);
+  for (const [name, values] of Object.entries(incoming.headersDistinct)) {
+    if (values !== undefined) headers[name] = utf8HeaderValue(values.join(name === "cookie" ? "; " : ","));
   }
   return {
     method: (incoming.method ?? "GET").toUpperCase(),
@@ -182,15 +183,6 @@ const toHttpRequest = (
     clientClosed: () => incoming.socket.destroyed && !incoming.complete,
   };
 };
-
-/**
- * Who acts is one header each: Node joins a repeated one with ", ", which would read as a new identity ("alice, bob")
- * rather than the caller bug it is. Said here by name; on API Gateway, which joins them with "," and leaves no trace
- * of two headers, the comma itself is refused (core/tenancy/acting-actor.ts).
- */
-const identityHeaders = ["X-Svc-Acting-Actor", "X-Svc-Acting-Actor-Did"];
-const repeatedIdentityHeader = (incoming: IncomingMessage): string | undefined =>
-  identityHeaders.find((name) => (incoming.headersDistinct[name.toLowerCase()]?.length ?? 0) > 1);
 
 /** The most of an unread request body the host reads (and discards) so its client can read an early answer. */
 const maxDrainBytes = maxUploadBytes + 1024 * 1024;

@@ -3,11 +3,11 @@
  * `http://host/path?query`), parsed without ever throwing: a target that names no URL is `undefined` (answered 400).
  * A target starting `//` is refused rather than guessed at: URL parsers read it as a host, the host as a path.
  */
-import { hasMalformedPercentEscape } from "../../http-message/percent-encoding";
+import { isMalformedTarget } from "../../http-message/percent-encoding";
 
 export const parseRequestTarget = (target: string | undefined): { pathname: string; query: URLSearchParams } | undefined => {
   const raw = target ?? "/";
-  if (raw.startsWith("//") || hasMalformedPercentEscape(raw)) return undefined;
+  if (isMalformedTarget(raw)) return undefined;
   let url: URL;
   try {
     if (raw.startsWith("/")) url = new URL(`http://origin-form${raw}`);
