@@ -92,6 +92,21 @@ describe("runInvocation: what every route, job and system call shares", () => {
     ]);
   });
 
+  it("the warning that a dependency went down carries the request id of the request that found it down", async () => {
+    const { logger, lines } = recorder();
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const database: Sql = { query: () => Promise.reject(refused), transaction: (fn) => fn(database) };
+    const requestId = "11111111-2222-4333-8444-555555555555";
+    // A route answers its failure itself, through failed(), rather than throwing it.
+    await runInvocation({ name: "get-post", deps: { logger, sql: database }, requestId, message: "request" }, (inv) =>
+      inv.sql.query("SELECT 1").catch((error: unknown) => void inv.failed(error)),
+    );
+    expect(lines.map((l) => [l.level, l.message, l.fields.requestId])).toEqual([
+      ["warn", "dependency unavailable", requestId],
+      ["info", "request", requestId],
+    ]);
+  });
+
   it("an invocation without an SQL port fails clearly if it queries", async () => {
     const { logger } = recorder();
     const error = await runInvocation({ name: "openapi", deps: { logger } }, (inv) => inv.sql.query("SELECT 1")).catch((e) => e);

@@ -85,7 +85,7 @@ export const runInvocation = async <T>(options: InvocationOptions, fn: (invocati
   const failed = (error: unknown): DomainError => {
     const { failure, expected } = classifyError(error);
     // A dependency that is down is logged once per outage (dependency-outages.ts); a fault, with its stack, each time.
-    if (!expected && failure.code === "SERVICE_UNAVAILABLE") outages.failed(dependencyOf(error), error);
+    if (!expected && failure.code === "SERVICE_UNAVAILABLE") outages.failed(dependencyOf(error), error, requestId);
     else if (!expected) log.error("unhandled error", error instanceof Error ? error : new Error(String(error)));
     line.errorCode = failure.code;
     return failure;

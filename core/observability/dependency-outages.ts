@@ -6,8 +6,11 @@
 import { rootOf, type Logger } from "./logger";
 
 export interface DependencyOutages {
-  /** A request (or job) failed because `dependency` could not be reached: warns on the first one of an outage. */
-  failed(dependency: string, error: unknown): void;
+  /**
+   * A request (or job) failed because `dependency` could not be reached: warns on the first one of an outage, with
+   * that request's id, as every line a request writes carries.
+   */
+  failed(dependency: string, error: unknown, requestId: string): void;
   /** `dependency` answered: ends its outage, if it had one, with one line. */
   succeeded(dependency: string): void;
   /** An invocation finished without a failure: ends the outages of dependencies that have no success signal of their own. */
@@ -31,17 +34,18 @@ export const createDependencyOutages = (log: Logger, now: () => number = Date.no
   const outages = new Map<string, Outage>();
   const end = (dependency: string, outage: Outage) => {
     outages.delete(dependency);
+    // The process's line, not a request's: it sums the outage's requests, so it carries no one request's id.
     log.warn("dependency available again", { dependency, failedRequests: outage.failedRequests, outageMs: now() - outage.since });
   };
   return {
-    failed(dependency, error) {
+    failed(dependency, error, requestId) {
       const outage = outages.get(dependency);
       if (outage) {
         outage.failedRequests += 1;
         return;
       }
       outages.set(dependency, { since: now(), failedRequests: 1 });
-      log.warn("dependency unavailable", { dependency, ...describe(error) });
+      log.warn("dependency unavailable", { requestId, dependency, ...describe(error) });
     },
     succeeded(dependency) {
       if (outages.size === 0) return; // the common case, on every statement
