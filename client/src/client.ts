@@ -39,8 +39,8 @@ export interface ClientOptions {
   retry?: Partial<Omit<RetryOptions, "maxRetries">>;
   /** The fetch to use (default the platform's). */
   fetch?: typeof fetch;
-  /** How to wait between attempts (default a timer). */
-  sleep?: (ms: number) => Promise<void>;
+  /** How to wait between attempts (default a timer); it is handed the call's signal, to stop waiting on abort. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface WriteOptions extends CallOptions {
@@ -99,7 +99,7 @@ export class SvcClient {
     return send(this.transport, this.who, { method: "POST", path: "/api/v1/audio/uploads", json: body, ...options });
   }
 
-  /** Step three, after the bytes went to `url`: the service hashes and stores them. Not retried (a second completion is 404). */
+  /** Step three, after the bytes went to `url`: the service hashes and stores them. Retried: a second completion answers the same blob. */
   completeUpload(uploadId: string, options: CallOptions = {}): Promise<{ blob: BlobRef }> {
     return send(this.transport, this.who, { method: "POST", path: `/api/v1/audio/uploads/${encodeURIComponent(uploadId)}/complete`, ...options });
   }
@@ -125,7 +125,20 @@ export class SvcClient {
   }
 }
 
-const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A wait that an abort ends and clears: a pending timer would hold the process open for up to a minute (Retry-After). */
+const timer = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(pending);
+      reject(signal!.reason);
+    };
+    const pending = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 
 export const createClient = (options: ClientOptions): SvcClient =>
   new SvcClient({

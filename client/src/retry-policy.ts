@@ -21,11 +21,16 @@ export const backoffMs = (retry: number, options: RetryOptions, random = Math.ra
 /**
  * How long to wait before retrying after `failure`, or null when it must not be retried. Every call the client makes
  * is harmless to run twice (a GET, a keyed POST or PATCH, a content-addressed upload, a direct upload's completion),
- * so failures that may have reached the handler are retried too; a 429 after its Retry-After.
+ * so failures that may have reached the handler are retried too; a 429 after its Retry-After. `unanswered` says an
+ * earlier attempt of this call got no answer from the service (a network error, a timeout, or a gateway's 502 or 504
+ while the service may run on): a 409 IDEMPOTENCY_IN_PROGRESS then is that
+ * attempt still running under the call's key, and waiting for it is how the lost answer is retried. On a first
+ * attempt the 409 is another call holding the caller's key, and is the caller's to see.
  */
-export const retryDelayMs = (failure: unknown, retry: number, options: RetryOptions): number | null => {
+export const retryDelayMs = (failure: unknown, retry: number, options: RetryOptions, unanswered = false): number | null => {
   if (retry >= options.maxRetries) return null;
   if (failure instanceof SvcError) {
+    if (unanswered && failure.status === 409 && failure.code === "IDEMPOTENCY_IN_PROGRESS") return backoffMs(retry, options);
     if (failure.status === 429) {
       if (failure.retryAfter === undefined) return backoffMs(retry, options);
       return failure.retryAfter <= options.maxRetryAfterSeconds ? failure.retryAfter * 1000 : null;
@@ -34,3 +39,6 @@ export const retryDelayMs = (failure: unknown, retry: number, options: RetryOpti
   }
   return failure instanceof SvcNetworkError ? backoffMs(retry, options) : null;
 };
+
+/** An answer a gateway gives in the service's place (502, 504): the request may still be running behind it. */
+export const gatewayAnswered = (failure: SvcError): boolean => failure.status === 502 || failure.status === 504;

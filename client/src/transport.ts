@@ -1,4 +1,4 @@
-import { retryDelayMs, type RetryOptions } from "./retry-policy.js";
+import { gatewayAnswered, retryDelayMs, type RetryOptions } from "./retry-policy.js";
 import { SvcError, SvcNetworkError, type ErrorCode } from "./svc-error.js";
 
 /** What every client made by `createClient` shares, `.as()` views included. */
@@ -9,7 +9,8 @@ export interface Transport {
   /** Per attempt, answer body included. */
   timeoutMs: number;
   retry: RetryOptions;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`; ends early, rejecting, when `signal` aborts, and leaves no timer behind. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Whether the deployment offers direct-to-storage uploads (learnt from its first answer). */
   directUploads: boolean | undefined;
 }
@@ -66,19 +67,21 @@ export const urlOf = (baseUrl: string, path: string, query: Call["query"] = {}):
 
 /** Attempts until one succeeds, a failure is not retryable, or the retries are spent. */
 export const withRetries = async <T>(transport: Transport, signal: AbortSignal | undefined, once: () => Promise<T>): Promise<T> => {
+  let unanswered = false;
   for (let retry = 0; ; retry++) {
     signal?.throwIfAborted();
     try {
       return await once();
     } catch (failure) {
-      const delay = retryDelayMs(failure, retry, transport.retry);
+      unanswered ||= failure instanceof SvcNetworkError || (failure instanceof SvcError && gatewayAnswered(failure));
+      const delay = retryDelayMs(failure, retry, transport.retry, unanswered);
       if (delay === null) throw failure;
       await pause(transport, delay, signal);
     }
   }
 };
 
-/** The transport's sleep, cut short by the caller's abort. */
+/** The transport's sleep, cut short by the caller's abort (also when an injected sleep ignores the signal). */
 const pause = async (transport: Transport, ms: number, signal: AbortSignal | undefined): Promise<void> => {
   if (!signal) return transport.sleep(ms);
   signal.throwIfAborted();
@@ -88,7 +91,7 @@ const pause = async (transport: Transport, ms: number, signal: AbortSignal | und
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    await Promise.race([transport.sleep(ms), aborted]);
+    await Promise.race([transport.sleep(ms, signal), aborted]);
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
@@ -124,7 +127,7 @@ const attempt = async <T>(transport: Transport, who: Actor, call: Call): Promise
     body = built.body;
   }
   const { response, text } = await exchange(transport, urlOf(transport.baseUrl, call.path, call.query), { method: call.method, headers, body }, call.signal);
-  return answerOf<T>(response, text);
+  return answerOf<T>(response, text, call.idempotencyKey);
 };
 
 /**
@@ -151,15 +154,23 @@ export const exchange = async (
     if (callerSignal?.aborted) throw callerSignal.reason;
     const timedOut = clock.signal.aborted;
     const message = timedOut ? `no answer within ${transport.timeoutMs} ms` : `request failed: ${error instanceof Error ? error.message : String(error)}`;
-    throw new SvcNetworkError(`${init.method ?? "GET"} ${new URL(url).pathname}: ${message}`, { timedOut, cause: error });
+    const idempotencyKey = new Headers(init.headers).get("idempotency-key") ?? undefined;
+    throw new SvcNetworkError(`${init.method ?? "GET"} ${new URL(url).pathname}: ${message}`, { timedOut, cause: error, idempotencyKey });
   } finally {
     clearTimeout(timer);
   }
 };
 
-/** The envelope's `data`, or its error as an SvcError (also for an answer that is not an envelope, e.g. a proxy's). */
-export const answerOf = <T>(response: Response, text: string): T => {
-  let envelope: { success?: boolean; data?: unknown; error?: { code?: ErrorCode; message?: string; issues?: [] }; requestId?: string } = {};
+/** How much of an error answer's text an SvcError keeps: a gateway's page can be large. */
+const bodyChars = 4096;
+
+/**
+ * The envelope's `data`, or its error as an SvcError. An answer not in the envelope (a gateway's, a WAF's, a CDN's)
+ * keeps what it has: a top-level `message` (API Gateway's `{"message": ...}`), its text, and API Gateway's
+ * `apigw-requestid` when no X-Request-ID came.
+ */
+export const answerOf = <T>(response: Response, text: string, idempotencyKey?: string): T => {
+  let envelope: { success?: boolean; data?: unknown; error?: { code?: ErrorCode; message?: string; issues?: [] }; requestId?: unknown; message?: unknown } = {};
   try {
     const parsed: unknown = JSON.parse(text);
     // JSON that is no object (`null`, a number) is no envelope either: described by its status below.
@@ -169,13 +180,17 @@ export const answerOf = <T>(response: Response, text: string): T => {
   }
   if (response.ok && envelope.success === true) return envelope.data as T;
   const error = envelope.error && typeof envelope.error === "object" ? envelope.error : undefined;
+  const message = error ? error.message : typeof envelope.message === "string" ? envelope.message : undefined;
+  const requestId = typeof envelope.requestId === "string" ? envelope.requestId : undefined;
   throw new SvcError({
     status: response.status,
     code: error?.code ?? codeOfStatus(response.status),
-    message: error?.message ?? `HTTP ${response.status} ${response.statusText}`.trim(),
-    requestId: envelope.requestId ?? response.headers.get("x-request-id"),
+    message: message || `HTTP ${response.status} ${response.statusText}`.trim(),
+    requestId: requestId ?? response.headers.get("x-request-id") ?? response.headers.get("apigw-requestid"),
     issues: error?.issues,
     retryAfter: retryAfterSeconds(response.headers.get("retry-after")),
+    idempotencyKey,
+    body: text.slice(0, bodyChars),
   });
 };
 

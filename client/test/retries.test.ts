@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../../test/support/test-service";
 import { backoffMs, retryDefaults } from "../src/retry-policy";
@@ -5,6 +8,8 @@ import { SvcError, SvcNetworkError } from "../src/index";
 import { freshActor, recordingClient, startClientService } from "./support/client-harness";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy";
 import { noiseWav } from "../../test/support/seeded-audio";
+
+const run = promisify(execFile);
 
 describe("retries against the real Node host behind a faulty network", () => {
   let svc: TestService;
@@ -110,6 +115,16 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(delays).toHaveLength(3);
   });
 
+  it("a POST whose retries all failed without an answer carries its idempotencyKey on the SvcNetworkError, to call again with", async () => {
+    const { client } = clientVia();
+    proxy.inject({ method: "POST", path: "/api/v1/posts" }, { kind: "reset" }, { kind: "reset" }, { kind: "reset" });
+    const error = await client.as(freshActor("unanswered")).createPost({ text: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcNetworkError);
+    const keys = keysOf("POST", "/api/v1/posts");
+    expect(keys).toHaveLength(3);
+    expect((error as SvcNetworkError).idempotencyKey).toBe(keys[0]);
+  });
+
   it("a timed-out attempt is retried; when every attempt times out the error says so", async () => {
     const { client } = clientVia({ timeoutMs: 300 });
     proxy.inject({ method: "GET" }, { kind: "hold" });
@@ -185,6 +200,25 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(proxy.seen).toHaveLength(3);
   });
 
+  it("an error answer not in the service's envelope (API Gateway's) keeps its top-level message, its text and its apigw-requestid", async () => {
+    const { client } = clientVia();
+    const text = JSON.stringify({ message: "Request Entity Too Large" });
+    proxy.inject({ method: "POST" }, { kind: "status", status: 413, body: text, headers: { "apigw-requestid": "Jk3bGiHbIAMEbDQ=" } });
+    const error = await client.as(freshActor("apigw")).createPost({ text: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE", message: "Request Entity Too Large", requestId: "Jk3bGiHbIAMEbDQ=", body: text });
+    expect((error as SvcError).idempotencyKey).toBe(keysOf("POST", "/api/v1/posts")[0]);
+  });
+
+  it("an error page that is not JSON (a WAF's, a CDN's) is kept as the SvcError's body, its first 4096 characters", async () => {
+    const { client } = clientVia();
+    const page = `<html><body>Request blocked.${" ".repeat(5_000)}</body></html>`;
+    proxy.inject({ method: "GET" }, { kind: "status", status: 403, body: page, headers: { "content-type": "text/html", "x-request-id": "cdn-1" } });
+    const error = await client.getPost("3kabcdefghijk").catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 403, code: "FORBIDDEN", message: "HTTP 403 Forbidden", requestId: "cdn-1", body: page.slice(0, 4096) });
+    expect((error as SvcError).idempotencyKey).toBeUndefined();
+  });
+
   it("the caller's abort ends the call and its retries, as an AbortError", async () => {
     const { client } = clientVia({ sleep: () => new Promise(() => {}) });
     const controller = new AbortController();
@@ -193,6 +227,27 @@ describe("retries against the real Node host behind a faulty network", () => {
     await expect.poll(() => proxy.seen.length).toBe(1);
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: "AbortError" });
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it("the caller's abort during a Retry-After wait clears the wait's timer: the process is not held open for the wait", async () => {
+    proxy.inject({ method: "GET" }, { kind: "status", status: 429, headers: { "retry-after": "20" } });
+    // A process of its own, on the default sleep: it exits once nothing is pending, so its lifetime shows the timer.
+    const script = `
+      const { createClient } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/index.ts"))});
+      const started = Date.now();
+      process.on("exit", () => console.log("exited", Date.now() - started));
+      const controller = new AbortController();
+      const client = createClient({ baseUrl: ${JSON.stringify(proxy.url)}, token: "t", fetch: async (url, init) => {
+        const answer = await fetch(url, init);
+        setTimeout(() => controller.abort(), 100); // the 429 is in: its wait has begun
+        return answer;
+      } });
+      await client.health({ signal: controller.signal }).catch((error) => console.log(error.name));`;
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: path.resolve(import.meta.dirname, "../.."), timeout: 25_000 });
+    const [ended, exited] = stdout.trim().split("\n");
+    expect(ended).toBe("AbortError");
+    expect(Number(exited?.split(" ")[1])).toBeLessThan(5_000);
     expect(proxy.seen).toHaveLength(1);
   });
 

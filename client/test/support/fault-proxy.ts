@@ -6,9 +6,19 @@ import type { AddressInfo } from "node:net";
  * - `status`: answers it itself (not forwarded), as a gateway or a limiter in front of the service would;
  * - `lose-answer`: forwards it, lets the service answer, then cuts the connection before the answer gets back;
  * - `hold`: forwards nothing and never answers (the client's timeout must end it);
- * - `reset`: cuts the connection at once.
+ * - `reset`: cuts the connection at once;
+ * - `drop`: forwards it, then cuts the connection `afterMs` after the request's body arrived, while the service may
+ *   still be working on it (it runs on; its answer goes nowhere);
+ * - `gateway-timeout`: forwards it, then answers 504 itself `afterMs` after the request's body arrived, as API Gateway
+ *   does at its integration timeout while the function runs on.
  */
-export type Fault = { kind: "status"; status: number; headers?: Record<string, string>; body?: string } | { kind: "lose-answer" } | { kind: "hold" } | { kind: "reset" };
+export type Fault =
+  | { kind: "status"; status: number; headers?: Record<string, string>; body?: string }
+  | { kind: "lose-answer" }
+  | { kind: "hold" }
+  | { kind: "reset" }
+  | { kind: "drop"; afterMs: number }
+  | { kind: "gateway-timeout"; afterMs: number };
 
 export interface SeenRequest {
   method: string;
@@ -65,6 +75,17 @@ export const startFaultProxy = async (target: string | (() => string)) => {
         return;
       case "reset":
         return req.socket.destroy();
+      case "drop":
+        forward(req, res, true, record);
+        return req.on("end", () => setTimeout(() => req.socket.destroy(), fault.afterMs));
+      case "gateway-timeout":
+        forward(req, res, true, record);
+        return req.on("end", () =>
+          setTimeout(() => {
+            res.writeHead(504, { "content-type": "application/json", connection: "close" });
+            res.end(JSON.stringify({ message: "Service Unavailable" }));
+          }, fault.afterMs),
+        );
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
