@@ -1,3 +1,4 @@
+import type { Context } from "aws-lambda";
 import type { Dispatcher } from "../core/processing/dispatcher";
 import { durableDispatcher } from "../core/runtime/enrichment/compose-enrichment";
 import { runSweep } from "../core/runtime/jobs/settle-jobs";
@@ -13,8 +14,9 @@ let dispatcher: Dispatcher | undefined;
  * webhook events left undelivered or due for another round are delivered (those past the give-up age are given up,
  * logged once). It runs no pass, so it carries no providers.
  */
-export const handler = async () => {
+export const handler = async (_event: unknown, context: Pick<Context, "getRemainingTimeInMillis">) => {
   const deps = await lambdaPorts();
   dispatcher ??= durableDispatcher(deps.config).dispatcher;
-  return runSweep(deps, dispatcher);
+  // Within the function's own time (60 s): killed mid-send, it would leave marks unsent (core/processing/sweep.ts).
+  return runSweep(deps, dispatcher, () => context.getRemainingTimeInMillis());
 };

@@ -1,11 +1,14 @@
-import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { PurgeQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createServer, type AddressInfo, type Socket } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { createSqsClient } from "../core/dispatch/sqs-client";
 import { retryDelaySeconds } from "../core/processing/retry-policy";
 import type { Job } from "../core/processing/job";
 import { sweep } from "../core/processing/sweep";
 import type { Stage } from "../core/providers/provider-port";
 import { startEnrichmentWorkers } from "../core/runtime/node/enrichment-workers";
+import { deadLetterHandler } from "../core/runtime/jobs/settle-jobs";
 import { stageAnswerMarginMs, stageHandler } from "../core/runtime/jobs/stage-handler";
 import { backends, migratedDatabase } from "./support/databases";
 import { testProviders } from "./support/enrichment-harness";
@@ -211,6 +214,119 @@ describe.each(backends)("a job that cannot be queued, on $name", (backend) => {
     await sweep({ sql: svc.deps.sql, dispatcher: { mode: "sqs", dispatch: async (job) => void dispatched.push(job) }, webhooks: new Map(), retry: svc.deps.config.processing.webhookRetry, log: quiet }, new Date(Date.now() + 1000));
     expect(dispatched.map((j) => j.postId).sort()).toEqual([created.json.data.postId, bare.json.data.postId].sort());
   });
+});
+
+/**
+ * A job that dead-letters while a newer job of the same post waits on the queue: the stage requested after the
+ * dead-lettered job was sent belongs to the newer job, and only the stages pending when it was sent are failed.
+ */
+describe.each(backends)("a dead-lettered job and a newer one, on $name", (backend) => {
+  let sqs: Awaited<ReturnType<typeof startSqsEmulator>>;
+  let svc: TestService;
+  beforeAll(async () => {
+    sqs = await startSqsEmulator({ visibilityTimeout: 30 });
+    svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backend),
+      env: { SVC_PROCESSING_STUB: "true", PROCESSING_QUEUE_URL: sqs.queueUrl, PROCESSING_DEAD_LETTER_QUEUE_URL: sqs.deadLetterQueueUrl },
+      enrichment: { sqs: sqs.client },
+    });
+  });
+  afterAll(async () => {
+    await svc?.close();
+    await sqs?.close();
+  });
+  const statuses = async (postId: string) =>
+    Object.fromEntries((await svc.deps.sql.query(`SELECT stage, status, reason FROM post_stages WHERE rkey = $1`, [postId])).map((r) => [r.stage, `${r.status}${r.reason ? ` (${r.reason})` : ""}`]));
+  const later = () => new Promise((resolve) => setTimeout(resolve, 5));
+  /** Each test starts on an empty queue: the one message there is its own post's job. */
+  beforeEach(() => sqs.client.send(new PurgeQueueCommand({ QueueUrl: sqs.queueUrl })));
+
+  it("the dead-letter function fails only the stages pending when the dead-lettered job was sent (its SentTimestamp), and without one every pending stage, as before", async () => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const created = await svc.post("/api/v1/posts", { actor: "dl-1", json: audioPost(blob, { transcribe: true }) });
+    const postId = created.json.data.postId as string;
+    const [job] = (await sqs.client.send(new ReceiveMessageCommand({ QueueUrl: sqs.queueUrl, VisibilityTimeout: 0, MessageSystemAttributeNames: ["SentTimestamp"] }))).Messages ?? [];
+    const sentAt = job!.Attributes!.SentTimestamp!;
+    await later();
+    // The client asks for the waveform: a newer job (its own) is queued.
+    expect((await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "dl-1", json: { processing: { waveform: true } } })).status).toBe(202);
+    const handler = deadLetterHandler(async () => svc.deps);
+    const record = (attributes: Record<string, string>) => ({ Records: [{ body: JSON.stringify({ appId: "alpha", postId }), attributes }] }) as unknown as SQSEvent;
+    await handler(record({ ApproximateReceiveCount: "3", SentTimestamp: sentAt }));
+    expect(await statuses(postId)).toEqual({ transcribe: "failed (dead_letter)", waveform: "pending" });
+    await handler(record({ ApproximateReceiveCount: "3" }));
+    expect(await statuses(postId)).toEqual({ transcribe: "failed (dead_letter)", waveform: "failed (dead_letter)" });
+  });
+
+  it("the Node host's dead-letter consumer asks the queue when the job was sent: a stage requested after it is left to its own job", async () => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const created = await svc.post("/api/v1/posts", { actor: "dl-2", json: audioPost(blob, { transcribe: true }) });
+    const postId = created.json.data.postId as string;
+    // Its job is received three times and not handled; the next receive moves it to the dead-letter queue, as sent.
+    for (let i = 0; i < 4; i++) await sqs.client.send(new ReceiveMessageCommand({ QueueUrl: sqs.queueUrl, VisibilityTimeout: 0 }));
+    expect(await sqs.messagesOn(sqs.deadLetterQueueUrl)).toBe(1);
+    await later();
+    expect((await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "dl-2", json: { processing: { waveform: true } } })).status).toBe(202);
+    // Only the dead-letter consumer runs: the newer job waits on the processing queue.
+    const processing = { ...svc.deps.config.processing, queueUrl: undefined };
+    const workers = startEnrichmentWorkers({ ...svc.deps, config: { ...svc.deps.config, processing } }, { sqs: sqs.client, waitSeconds: 1 });
+    try {
+      await expect.poll(() => statuses(postId), { timeout: 10_000 }).not.toMatchObject({ transcribe: "pending" });
+      expect(await statuses(postId)).toEqual({ transcribe: "failed (dead_letter)", waveform: "pending" });
+    } finally {
+      await workers.stop();
+    }
+  });
+});
+
+/** A queue endpoint that takes the connection and never answers: a stalled SendMessage. */
+const silentQueue = async () => {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("data", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    endpoint,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
+
+describe.each(backends)("a queue that never answers, on $name", (backend) => {
+  let queue: Awaited<ReturnType<typeof silentQueue>>;
+  let svc: TestService;
+  const deadlineMs = 9_000;
+  beforeAll(async () => {
+    queue = await silentQueue();
+    svc = await startTestService({
+      driver: "lambda",
+      sql: () => migratedDatabase(backend),
+      env: { SVC_PROCESSING_STUB: "true", PROCESSING_QUEUE_URL: `${queue.endpoint}/000000000000/processing`, SVC_REQUEST_DEADLINE_MS: String(deadlineMs) },
+      enrichment: { sqs: createSqsClient("us-east-1", queue.endpoint) },
+    });
+  });
+  afterAll(async () => {
+    await svc?.close();
+    await queue?.close();
+  });
+
+  it("a create with processing is answered 201 well inside its deadline, the SQS call given up in bounded time, and its stage is left to the next sweep", async () => {
+    const blob = await seedAudio(svc.deps, "alpha");
+    const started = Date.now();
+    const created = await svc.post("/api/v1/posts", { actor: "silent-1", json: audioPost(blob, { waveform: true }) });
+    expect(created.status).toBe(201);
+    expect(Date.now() - started).toBeLessThan(deadlineMs - 2_000);
+    const dispatched: Job[] = [];
+    const quiet = { info() {}, warn() {}, error() {} };
+    await sweep({ sql: svc.deps.sql, dispatcher: { mode: "sqs", dispatch: async (job) => void dispatched.push(job) }, webhooks: new Map(), retry: svc.deps.config.processing.webhookRetry, log: quiet }, new Date(Date.now() + 1000));
+    expect(dispatched).toEqual([{ appId: "alpha", postId: created.json.data.postId }]);
+  }, 30_000);
 });
 
 describe("the SQS stage function (Lambda, batch of 1)", () => {

@@ -8,6 +8,7 @@
  */
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from "@aws-sdk/client-sqs";
 import { retryDelaySeconds } from "../processing/retry-policy";
+import { longPollTimeoutMs } from "./sqs-client";
 import type { Logger } from "../observability/logger";
 
 /** Handles one message; "retry" leaves it on the queue. */
@@ -28,6 +29,7 @@ export const startSqsConsumer = (opts: {
   const abort = new AbortController();
   const retryVisibility = opts.retryVisibility ?? retryDelaySeconds;
   const holdSeconds = opts.holdSeconds ?? 60;
+  const waitSeconds = opts.waitSeconds ?? 20;
   /** Keeps `message` invisible until stopped; a renewal that fails is logged, and the next one tries again. */
   const hold = (message: Message) => {
     const timer = setInterval(() => {
@@ -46,10 +48,12 @@ export const startSqsConsumer = (opts: {
             QueueUrl: queueUrl,
             MaxNumberOfMessages: 1,
             VisibilityTimeout: holdSeconds,
-            WaitTimeSeconds: opts.waitSeconds ?? 20,
-            MessageSystemAttributeNames: ["ApproximateReceiveCount"],
+            WaitTimeSeconds: waitSeconds,
+            // SentTimestamp: a dead-lettered job fails only the stages that were pending when it was sent.
+            MessageSystemAttributeNames: ["ApproximateReceiveCount", "SentTimestamp"],
           }),
-          { abortSignal: abort.signal },
+          // The client's request timeout is a short call's: a long poll waits longer by design.
+          { abortSignal: abort.signal, requestTimeout: longPollTimeoutMs(waitSeconds) },
         );
         messages = out.Messages ?? [];
       } catch (error) {

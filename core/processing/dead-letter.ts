@@ -12,7 +12,9 @@ import type { StageReason } from "./stage-state";
 
 /**
  * Settles every pending stage of a post (optionally only some stages) failed with `reason`, unless a live lease
- * (at `now`) covers the post; one statement.
+ * (at `now`) covers the post; one statement. Given `pendingBy` (when a dead-lettered job was sent), only stages that
+ * became pending by then (`updated_at`, which a request, a byte change or the sweep's mark sets when it makes a stage
+ * pending): a stage requested after it has its own job on the queue, which a dead letter must not fail.
  */
 export const failPendingStages = async (
   sql: Sql,
@@ -21,16 +23,18 @@ export const failPendingStages = async (
   now: Date,
   webhooks: boolean,
   onlyStages?: readonly string[],
+  pendingBy?: Date,
 ): Promise<ClaimedEvent[]> => {
   const [row] = await sql.query(
     `WITH failed AS (
        UPDATE post_stages SET status = 'failed', reason = $3, updated_at = $4::timestamptz
         WHERE app_id = $1 AND rkey = $2 AND status = 'pending' AND ($7::text IS NULL OR stage = ANY (string_to_array($7, ',')))
+          AND ($8::timestamptz IS NULL OR updated_at <= $8::timestamptz)
           AND NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = $1 AND e.rkey = $2 AND e.lease_until > $4::timestamptz)
        RETURNING stage, status
      ), events AS (${outboxInsert("failed", { appId: "$1", rkey: "$2", occurredAt: "$4", claimedUntil: "$5", enabled: "$6" })})
      SELECT (SELECT json_agg(e) FROM events e) AS events`,
-    [job.appId, job.postId, reason, now.toISOString(), new Date(now.getTime() + claimMs).toISOString(), webhooks, onlyStages?.join(",") ?? null],
+    [job.appId, job.postId, reason, now.toISOString(), new Date(now.getTime() + claimMs).toISOString(), webhooks, onlyStages?.join(",") ?? null, pendingBy?.toISOString() ?? null],
   );
   return eventsFrom(row?.events);
 };

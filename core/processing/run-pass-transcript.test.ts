@@ -1,14 +1,17 @@
 /**
  * A provider's transcript that is no valid record settles the transcribe stage failed (provider_error) at once,
  * through the whole service: nothing is stored, the stage does not wait for the sweep, and the provider is not billed
- * again by retries.
+ * again by retries. Nor is it called for a tenant whose transcript could have no subject.
  */
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeElevenLabs, sampleSpeech, startFakeElevenLabs } from "../../test/support/fake-elevenlabs";
 import { backends, migratedDatabase } from "../../test/support/databases";
+import { testProviders } from "../../test/support/enrichment-harness";
 import { audioPost, seedAudio } from "../../test/support/seeded-audio";
 import { startTestService, type TestService } from "../../test/support/test-service";
 import type { ProviderEntry } from "../providers/provider-entry";
+import { runStageMessage } from "../runtime/jobs/stage-handler";
 import type { Transcript } from "../providers/provider-port";
 
 const fastRetries = { maxAttempts: 3, delayMs: () => 10 };
@@ -91,5 +94,31 @@ describe("a transcript its lexicon refuses, through the service", () => {
     }
     answer = { text: "a", segments: [segment(0, 10)] };
     expect((await transcribe(svc)).processing.status).toBe("ready");
+  });
+});
+
+describe("a tenant with no DID any more, through the service and its queue", () => {
+  it("settles transcribe failed (provider_error) on the first receive, without calling the transcriber: no retry gives the record a subject", async () => {
+    const bodies: string[] = [];
+    const capture = { send: async (command: { input: { MessageBody: string } }) => void bodies.push(command.input.MessageBody) } as unknown as SQSClient;
+    const providers = testProviders();
+    const svc = await startTestService({
+      driver: "node",
+      sql: () => migratedDatabase(backends[0]!),
+      env: { PROCESSING_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/processing" },
+      enrichment: { sqs: capture, providers: providers.registry },
+    });
+    try {
+      const blob = await seedAudio(svc.deps, "alpha");
+      expect((await svc.post("/api/v1/posts", { actor: "author", json: audioPost(blob, { transcribe: true }) })).status).toBe(201);
+      // The tenant is taken out of SVC_APP_DIDS (offboarded) before the stage function runs the job.
+      const tenants = svc.deps.config.tenants as Map<string, { appId: string; token?: string; did?: string }>;
+      tenants.set("alpha", { appId: "alpha", token: tenants.get("alpha")!.token });
+      expect(await runStageMessage(svc.deps, bodies[0]!, 1)).toBe("done");
+      expect(providers.count("transcribe")).toBe(0);
+      expect(await svc.deps.sql.query(`SELECT stage, status, reason FROM post_stages`, [])).toEqual([{ stage: "transcribe", status: "failed", reason: "provider_error" }]);
+    } finally {
+      await svc.close();
+    }
   });
 });

@@ -243,9 +243,11 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
         return "settled";
       }
       case "transcribe": {
-        const transcript = await buildProvider("transcribe", selection, context, deps.providers).transcribe(audio, call);
+        // Asked before the provider is paid: a tenant without a DID (offboarded) has no subject for the record, and
+        // no retry gives it one.
         const did = deps.config.tenants.get(appId)?.did;
-        if (!did) throw new ProviderError("retry", `tenant ${appId} has no DID to address the transcript's subject`);
+        if (!did) throw new ProviderError("fail", `tenant ${appId} has no DID to address the transcript's subject`, "provider_error");
+        const transcript = await buildProvider("transcribe", selection, context, deps.providers).transcribe(audio, call);
         const record = buildTranscriptRecord({ uri: postUri(did, rkey) as StrongRef["uri"], cid: postCid }, transcript, deps.now());
         const cid = checkedTranscriptCid(record);
         await settle("ready", undefined, (tx) => storeTranscript(tx, appId, rkey, record, cid, deps.now()));

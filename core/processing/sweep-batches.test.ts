@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
 import { resultLimited } from "../../test/support/result-limited-sql";
 import type { Job } from "./job";
-import { pendingLapseMs, sweep, type SweepDeps } from "./sweep";
+import { markMarginMs, pendingLapseMs, sendReserveMs, sweep, type SweepDeps } from "./sweep";
 
 const quiet = { info() {}, warn() {}, error() {} };
 const retry = { baseMs: 30_000, capMs: 3_600_000, giveUpMs: 86_400_000, retentionMs: 30 * 86_400_000 };
@@ -81,6 +81,37 @@ describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name"
     expect(new Set(sent.map((j) => j.postId)).size).toBe(25);
     expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ redispatched: 0, timedOut: 25 });
     expect(sent).toHaveLength(25);
+  });
+
+  it("a sweep whose time runs short marks no batch it cannot send in time, and takes back the marks it has no time to send: none is left unsent", async () => {
+    const now = new Date(Date.now() + 9 * 60 * 60_000);
+    await lostJobs("3ke", 25, ["waveform"], now);
+    const { sent, dispatcher } = recording();
+    // Each send takes 3 s of the run's 30 s (a slow queue); the clock is the function's remaining time.
+    let elapsedMs = 0;
+    const slow = { mode: "sqs" as const, dispatch: async (job: Job) => ((elapsedMs += 3_000), dispatcher.dispatch(job)) };
+    const deps: SweepDeps = { sql: resultLimited(db, 10), dispatcher: slow, webhooks: new Map(), retry, log: quiet, batch: 10, remainingMs: () => 30_000 - elapsedMs };
+    // One batch marked (30 s left); its sends stop with less than a send's reserve left, the rest of it taken back.
+    const first = await sweep(deps, now);
+    // Sends start with 30, 27, ... 9 s left, each with a send's reserve in hand; the last ends with 6 s to spare.
+    const sentIn = 8;
+    expect(sendReserveMs).toBeLessThanOrEqual(9_000);
+    expect(first).toMatchObject({ redispatched: sentIn });
+    expect(sent).toHaveLength(sentIn);
+    expect(30_000 - elapsedMs).toBe(6_000);
+    expect(await statesOf("3ke")).toEqual([
+      { status: "pending", reason: null, redispatched: false, n: 25 - sentIn },
+      { status: "pending", reason: null, redispatched: true, n: sentIn },
+    ]);
+    const marked = await db.query<{ rkey: string }>(`SELECT rkey FROM post_stages WHERE rkey LIKE '3ke%' AND redispatched ORDER BY rkey`, []);
+    expect(marked.map((r) => r.rkey)).toEqual(sent.map((j) => j.postId).sort());
+    // With less than the margin left no batch is marked at all.
+    expect(await sweep({ ...deps, remainingMs: () => markMarginMs - 1 }, new Date(now.getTime() + 30_000))).toMatchObject({ redispatched: 0 });
+    expect(sent).toHaveLength(sentIn);
+    // The next run, with its time, sends the rest; a lapse after that times out only stages that were sent.
+    expect(await sweep({ ...deps, dispatcher, remainingMs: undefined }, new Date(now.getTime() + 60_000))).toMatchObject({ redispatched: 25 - sentIn });
+    expect(new Set(sent.map((j) => j.postId)).size).toBe(25);
+    expect(await sweep({ ...deps, dispatcher }, new Date(now.getTime() + pendingLapseMs + 2 * 60_000))).toMatchObject({ redispatched: 0, timedOut: 25 });
   });
 
   it.runIf(backend.name.startsWith("rds-data"))(

@@ -36,7 +36,25 @@ export interface SweepDeps {
   delivery?: Partial<DeliveryOptions>;
   /** Rows a statement takes at most (`sweepBatch`; the outbox's give-up its own); a test passes a small one. */
   batch?: number;
+  /**
+   * The time the run has left (ms): a Lambda's remaining time, or 0 once a Node host is stopping. Without it the
+   * run is unbounded. Killed mid-send, a run would leave marks unsent, and they would time out unsent.
+   */
+  remainingMs?: () => number;
 }
+
+/**
+ * A send is started only with this much time left: one send's own bound (the SQS client gives up on a call within
+ * about 5 s, core/dispatch/sqs-client.ts), then the one statement that takes back the batch's unsent marks.
+ */
+export const sendReserveMs = 8_000;
+
+/**
+ * A batch is marked only with this much time left: its marking statement (a Data API call, seconds at worst) and
+ * then `sendReserveMs` for its first send. Past that each send checks for itself, and the marks it has no time to
+ * send are taken back, so a batch never outlives the run however its sends go.
+ */
+export const markMarginMs = 15_000;
 
 /**
  * Every RETURNING of the sweep is bounded: the Data API refuses a result over 1 MiB after the statement has run, and
@@ -66,6 +84,7 @@ const lapsed = `(EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_
 export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> => {
   const { sql } = deps;
   const batch = deps.batch ?? sweepBatch;
+  const left = deps.remainingMs ?? (() => Infinity);
   const at = now.toISOString();
   const lapsedBefore = new Date(now.getTime() - pendingLapseMs).toISOString();
   /**
@@ -105,9 +124,13 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
   // First lapse: mark it, clear the lapsed lease (so only a lease taken after this counts as the next lapse), and
   // dispatch the post again. Whole posts a batch, each batch sent before the next is marked, until one comes back
   // short. A failed dispatch ends the run after its batch (its stages, unmarked, would come straight back): the rest
-  // go at the next run.
+  // go at the next run. So does the run's time running short (`markMarginMs`, `sendReserveMs`).
   let redispatched = 0;
   for (let full = true, sent = true; full && sent; ) {
+    if (left() < markMarginMs) {
+      deps.log.info("sweep stopped marking for want of time; the next run takes the rest", { remainingMs: left() });
+      break;
+    }
     const firstLapse = await sql.query<{ app_id: string; rkey: string; stage: string; was: string }>(
       `WITH ${picked("s.app_id, s.rkey", false, "$3")}, marked AS (
          UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
@@ -131,7 +154,16 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
       post.stages.push({ stage: r.stage, was: new Date(r.was).toISOString() });
       posts.set(`${r.app_id}/${r.rkey}`, post);
     }
-    for (const { job, stages } of posts.values()) {
+    const toSend = [...posts.values()];
+    for (const [i, { job, stages }] of toSend.entries()) {
+      if (left() < sendReserveMs) {
+        // Never tried: every mark goes back, whatever its stage's age, and the next run sends them.
+        sent = false;
+        const rest = toSend.slice(i);
+        deps.log.warn("sweep ran out of time mid-batch; its unsent marks are taken back", { posts: rest.length, remainingMs: left() });
+        await unmark(sql, rest, at).catch((undo: unknown) => deps.log.error("sweep could not take back its marks", { posts: rest.length, error: String(undo) }));
+        break;
+      }
       try {
         await deps.dispatcher.dispatch(job);
         redispatched += 1;
@@ -141,7 +173,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
         sent = false;
         deps.log.error("sweep could not dispatch a lapsed job; a later sweep tries again", { ...job, error: String(error) });
         const since = new Date(now.getTime() - redispatchTriesMs).toISOString();
-        await unmark(sql, job, stages, at, since).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
+        await unmark(sql, [{ job, stages }], at, since).catch((undo: unknown) => deps.log.error("sweep could not take back its mark", { ...job, error: String(undo) }));
       }
     }
   }
@@ -153,14 +185,14 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
 };
 
 /**
- * A first lapse's mark taken back, each stage to the time it had, where nothing has moved it since and that time is
- * after `since` (a stage queued before it has waited long enough: it keeps its mark).
+ * First lapses' marks taken back, each stage to the time it had, where nothing has moved it since and, given
+ * `since`, that time is after it (a stage queued before it has waited long enough: it keeps its mark). One statement.
  */
-const unmark = (sql: Sql, job: Job, stages: { stage: string; was: string }[], at: string, since: string) =>
+const unmark = (sql: Sql, posts: { job: Job; stages: { stage: string; was: string }[] }[], at: string, since?: string) =>
   sql.query(
     `UPDATE post_stages s SET redispatched = false, updated_at = m.was
-       FROM json_to_recordset($3::json) AS m(stage text, was timestamptz)
-      WHERE s.app_id = $1 AND s.rkey = $2 AND s.stage = m.stage AND s.status = 'pending' AND s.redispatched AND s.updated_at = $4::timestamptz
-        AND m.was > $5::timestamptz`,
-    [job.appId, job.postId, JSON.stringify(stages), at, since],
+       FROM json_to_recordset($1::json) AS m(app_id text, rkey text, stage text, was timestamptz)
+      WHERE s.app_id = m.app_id AND s.rkey = m.rkey AND s.stage = m.stage AND s.status = 'pending' AND s.redispatched
+        AND s.updated_at = $2::timestamptz AND ($3::timestamptz IS NULL OR m.was > $3::timestamptz)`,
+    [JSON.stringify(posts.flatMap(({ job, stages }) => stages.map((st) => ({ app_id: job.appId, rkey: job.postId, ...st })))), at, since ?? null],
   );

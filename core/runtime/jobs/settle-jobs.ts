@@ -33,8 +33,12 @@ const asInvocation = <T>(name: string, deps: SettleDeps, fields: Record<string, 
     }),
   );
 
-/** One dead-letter message: the job's pending stages settle failed (dead_letter), with their events. */
-export const runDeadLetterMessage = (deps: SettleDeps, body: string): Promise<void> => {
+/**
+ * One dead-letter message: the job's pending stages settle failed (dead_letter), with their events. Given when the
+ * job was sent (its SentTimestamp, which the redrive keeps), only the stages that became pending by then: one
+ * requested later has its own job on the queue.
+ */
+export const runDeadLetterMessage = (deps: SettleDeps, body: string, sentAt?: Date): Promise<void> => {
   const job = parseJob(body);
   return asInvocation("dead-letter", deps, { ...job }, async (sql, log) => {
     if (!job) {
@@ -42,19 +46,27 @@ export const runDeadLetterMessage = (deps: SettleDeps, body: string): Promise<vo
       return;
     }
     const { webhooks } = deps.config.processing;
-    const events = await failPendingStages(sql, job, "dead_letter", deps.now(), webhooks.has(job.appId));
+    const events = await failPendingStages(sql, job, "dead_letter", deps.now(), webhooks.has(job.appId), undefined, sentAt);
     // Stages a live lease covers are left to its pass (dead-letter.ts): `stages` counts those settled here.
     log.warn("processing job dead-lettered", { ...job, stages: events.length });
     await deliverEvents({ sql, webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery, now: deps.now }, events);
   });
 };
 
-/** The sweep as one invocation. */
-export const runSweep = (deps: SettleDeps, dispatcher: Dispatcher) =>
-  asInvocation("sweep", deps, {}, (sql, log) => sweep({ sql, dispatcher, webhooks: deps.config.processing.webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery }, deps.now()));
+/** When an SQS message was sent (its SentTimestamp attribute, epoch ms); undefined when it does not say. */
+export const sentAtOf = (sentTimestamp: string | undefined): Date | undefined => {
+  const ms = Number(sentTimestamp);
+  return sentTimestamp && Number.isFinite(ms) && ms > 0 ? new Date(ms) : undefined;
+};
+
+/** The sweep as one invocation, within the time it has left (`remainingMs`: a Lambda's; unbounded without it). */
+export const runSweep = (deps: SettleDeps, dispatcher: Dispatcher, remainingMs?: () => number) =>
+  asInvocation("sweep", deps, {}, (sql, log) =>
+    sweep({ sql, dispatcher, webhooks: deps.config.processing.webhooks, retry: deps.config.processing.webhookRetry, log, delivery: deps.delivery, remainingMs }, deps.now()),
+  );
 
 /** The dead-letter consumer function. */
 export const deadLetterHandler = (ports: () => Promise<SettleDeps>) => async (event: SQSEvent) => {
   const deps = await ports();
-  for (const record of event.Records) await runDeadLetterMessage(deps, record.body);
+  for (const record of event.Records) await runDeadLetterMessage(deps, record.body, sentAtOf(record.attributes?.SentTimestamp));
 };

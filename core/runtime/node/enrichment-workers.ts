@@ -9,7 +9,7 @@ import { createSqsClient } from "../../dispatch/sqs-client";
 import { deadLetterQueueOf } from "../../dispatch/dead-letter-queue";
 import { startSqsConsumer } from "../../dispatch/sqs-consumer";
 import { runStageMessage } from "../jobs/stage-handler";
-import { runDeadLetterMessage, runSweep } from "../jobs/settle-jobs";
+import { runDeadLetterMessage, runSweep, sentAtOf } from "../jobs/settle-jobs";
 
 export const startEnrichmentWorkers = (
   deps: Deps,
@@ -33,7 +33,7 @@ export const startEnrichmentWorkers = (
           ...common,
           queueUrl: url,
           handle: async (m) => {
-            await runDeadLetterMessage(deps, m.Body ?? "");
+            await runDeadLetterMessage(deps, m.Body ?? "", sentAtOf(m.Attributes?.SentTimestamp));
             return "done";
           },
         }).stop,
@@ -52,8 +52,10 @@ export const startEnrichmentWorkers = (
     }
   }
   let sweeping: Promise<unknown> = Promise.resolve();
+  // Nothing kills a sweep here but the host's own end: once it is stopping, a running sweep marks nothing more and
+  // takes back the marks it has not sent, as a Lambda's does near its timeout.
   const timer = setInterval(() => {
-    sweeping = runSweep(deps, dispatcher).catch(() => {}); // logged by the invocation
+    sweeping = runSweep(deps, dispatcher, () => (stopped ? 0 : Infinity)).catch(() => {}); // logged by the invocation
   }, deps.config.processing.sweepIntervalMs);
   timer.unref();
   return {
