@@ -42,18 +42,26 @@ const escapeCueText = (text: string) =>
 
 /**
  * Where each word starts in the segment's text, so cut cues keep the text's own spacing and punctuation; null when a
- * word is not found in order (the cues then join the words with spaces).
+ * word is not found in order (the cues then join the words with spaces). A word is looked for where a word begins
+ * first, so an untimed word the words skip ("another") does not hide the next ("other") inside it; in scripts
+ * without spaces between words, anywhere.
  */
 const wordOffsets = (text: string, words: { text: string }[]): number[] | null => {
   const offsets: number[] = [];
   let from = 0;
   for (const word of words) {
-    const at = text.indexOf(word.text, from);
+    const at = wordStart(text, word.text, from);
     if (at < 0) return null;
     offsets.push(at);
     from = at + word.text.length;
   }
   return offsets;
+};
+
+const wordStart = (text: string, word: string, from: number): number => {
+  const first = text.indexOf(word, from);
+  for (let at = first; at >= 0; at = text.indexOf(word, at + 1)) if (at === 0 || /\s/.test(text[at - 1]!)) return at;
+  return first;
 };
 
 /** A segment's cues: itself when short, else runs of its words, each within both limits (a single long word is alone). */
@@ -79,7 +87,8 @@ const cuesOf = (segment: TimedSegment, maxMs: number, maxChars: number): Cue[] =
     const firstWord = group[0]!;
     const next = groups[g + 1]?.[0];
     const text = offsets
-      ? segment.text.slice(offsets[firstWord], next === undefined ? undefined : offsets[next]).trim()
+      ? // The first cue starts with the text: words without times (kept in the text, not among the words) lead no cue.
+        segment.text.slice(g === 0 ? 0 : offsets[firstWord], next === undefined ? undefined : offsets[next]).trim()
       : group.map((i) => words[i]!.text).join(" ");
     return {
       startMs: g === 0 ? segment.startMs : words[firstWord]!.startMs,

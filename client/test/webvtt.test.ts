@@ -68,6 +68,22 @@ describe("toWebVTT", () => {
     for (let i = 1; i < cues.length; i++) expect(cues[i]!.start).toBe(cues[i - 1]!.end);
   });
 
+  it("keeps the words a long segment opens with that have no times (text, not words) in its first cue", () => {
+    const segment = timed("so this is a fairly long sentence that keeps going on and on without any stop at all", 500, 400);
+    const cues = cuesOf(toWebVTT({ segments: [{ ...segment, text: `Um, ${segment.text}` }] }, { maxCueMs: 3000 }));
+    expect(cues.length).toBeGreaterThan(1);
+    expect(cues[0]!.text.startsWith("Um, so this")).toBe(true);
+    expect(cues.map((c) => c.text).join(" ")).toBe(`Um, ${segment.text}`);
+  });
+
+  it("finds each timed word where a word begins, so an untimed word holding the next one's text does not cut a cue inside it", () => {
+    // "another" has no times; cues of two timed words each, so the second cue begins at "other".
+    const text = "one two another other three four five six";
+    const words = text.split(" ").filter((word) => word !== "another").map((word, i) => ({ text: word, startMs: i * 1000, endMs: i * 1000 + 900 }));
+    const cues = cuesOf(toWebVTT({ segments: [{ text, startMs: 0, endMs: words.at(-1)!.endMs, words }] }, { maxCueMs: 2000 }));
+    expect(cues.map((c) => c.text)).toEqual(["one two another", "other three", "four five", "six"]);
+  });
+
   it("leaves a short segment whole, and a long one without word timings whole", () => {
     expect(cuesOf(toWebVTT({ segments: [timed("short and sweet", 0, 300)] }))).toHaveLength(1);
     expect(cuesOf(toWebVTT({ segments: [{ startMs: 0, endMs: 60_000, text: "long ".repeat(50).trim() }] }))).toHaveLength(1);
