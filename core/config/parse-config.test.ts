@@ -209,6 +209,27 @@ describe("tenants", () => {
     expect(errors.some((e) => e.includes('"b"') && !e.includes(tokenA))).toBe(true);
   });
 
+  it("two tenants with the same DID (the same did:web document): the later one loses it with an error naming both, and the first keeps it", () => {
+    for (const later of ["did:web:shared.example.com", "did:web:Shared.Example.com"]) {
+      const { config, errors } = parse({ SVC_APP_TOKENS: `a:${tokenA},c:${tokenB}`, SVC_APP_DIDS: `a:did:web:shared.example.com,c:${later}` });
+      expect(config.tenants.get("a")).toEqual({ appId: "a", token: tokenA, did: "did:web:shared.example.com" });
+      expect(config.tenants.get("c")?.did, later).toBeUndefined();
+      expect(errors).toEqual([expect.stringMatching(/^SVC_APP_DIDS: .*"c".*"a"/)]);
+      expect(errors.join()).not.toContain(tokenB);
+    }
+  });
+
+  it("a tenant token equal to SYSTEM_AUTH_TOKEN or RENDITION_SERVICE_TOKEN stops start naming the variable and the tenant, never the value", () => {
+    for (const variable of ["SYSTEM_AUTH_TOKEN", "RENDITION_SERVICE_TOKEN"]) {
+      const err = fatal({ SVC_APP_TOKENS: `a:${tokenA},b:${tokenB}`, SVC_APP_DIDS: "a:did:web:a.example.com,b:did:web:b.example.com", [variable]: tokenB });
+      expect(err.problems.map((p) => p.variable)).toEqual([variable]);
+      expect(err.message).toContain('"b"');
+      expect(err.message).not.toContain(tokenB);
+    }
+    const distinct = parse({ SVC_APP_TOKENS: `a:${tokenA}`, SYSTEM_AUTH_TOKEN: tokenB, RENDITION_SERVICE_TOKEN: tokenB });
+    expect(distinct.config.systemAuthToken).toBe(tokenB);
+  });
+
   it("a tenant in only one of SVC_APP_TOKENS and SVC_APP_DIDS is drift: a warning names it", () => {
     const { config, warnings } = parse({
       SVC_APP_TOKENS: `tokenOnly:${tokenA}`,

@@ -5,7 +5,7 @@ import { awsEnvironmentOf } from "./aws-environment";
 import { ConfigError, type ConfigProblem } from "./config-error";
 import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
-import { isDidWeb } from "../tenancy/did-web";
+import { didWebDocumentUrl, isDidWeb } from "../tenancy/did-web";
 import { readVariables, type ReadVariable } from "./read-variables";
 import { minSecretLength, shortSecret } from "./secret-length";
 import type { VariableScope } from "./variable-scopes";
@@ -76,6 +76,14 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
   };
 
   const tenants = parseTenants(read, log);
+  // Fatal, unlike a tenant's bad entry: the value is the tenant's and a service secret at once, so dropping the
+  // tenant would leave it accepted on the system routes (or by the rendition service). The operator must tell them apart.
+  const guarded = { SYSTEM_AUTH_TOKEN: "the system routes", RENDITION_SERVICE_TOKEN: "the rendition service" } as const;
+  for (const variable of ["SYSTEM_AUTH_TOKEN", "RENDITION_SERVICE_TOKEN"] as const) {
+    const secret = read(variable);
+    const holder = secret === undefined ? undefined : [...tenants.values()].find((tenant) => tenant.token === secret);
+    if (holder) fail(variable, `${variable} is tenant "${holder.appId}"'s token in SVC_APP_TOKENS: that tenant could call ${guarded[variable]}`);
+  }
   let processing = parseProcessingConfig(read, log);
   if (processing.tasks && systemAuthToken === undefined) {
     // Each task calls the worker route with it, which fails closed without it: stages would wait for a dispatch
@@ -178,6 +186,18 @@ function parseTenants(read: ReadVariable, log: ConfigLog): Map<string, Tenant> {
     (did) => (isDidWeb(did) ? undefined : "not a valid did:web DID"),
     log,
   );
+  // One DID for two tenants would put both tenants' posts in one repo, and one proof of custody would vouch for
+  // both: the later tenant loses it, as with a token. Keyed by the document's URL, which is what custody proves
+  // (`did:web:A.example.com` is `did:web:a.example.com`'s document).
+  const didOwners = new Map<string, string>();
+  for (const [appId, did] of dids) {
+    const document = didWebDocumentUrl(did);
+    const owner = didOwners.get(document);
+    if (owner !== undefined) {
+      log.error(`SVC_APP_DIDS: entry for tenant "${appId}" dropped: same DID as tenant "${owner}"`, { variable: "SVC_APP_DIDS", appId });
+      dids.delete(appId);
+    } else didOwners.set(document, appId);
+  }
 
   const tenants = new Map<string, Tenant>();
   for (const appId of new Set([...tokens.keys(), ...dids.keys()])) {
