@@ -1,11 +1,13 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPglite } from "./pglite";
 import { ensurePgliteDataDir, pgliteSettings } from "./pglite-data-dir";
+import { lockPgliteDir, pgliteLockPath } from "./pglite-lock";
 
 // Each first start runs a real initdb (seconds on a busy machine).
 const initdbTimeout = 120_000;
@@ -94,6 +96,108 @@ describe("PGlite data directory creation", () => {
     expect(await readdir(dir)).toEqual(["notes.txt"]);
   });
 });
+
+describe("a PGlite data directory serves one process at a time (its lock file beside it)", () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "svc-pglite-lock-"));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+  // Names the directory, the holding process and the lock file.
+  const inUseBy = (pid: number, dir: string) => {
+    const quoted = dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp(`^PGlite data directory ${quoted} is in use by (process ${pid}|this process \\(pid ${pid}\\)) \\(lock file ${quoted}\\.lock\\)`);
+  };
+
+  it(
+    "a second open, from another process or this one, fails naming the directory and the holder's pid, and writes nothing; once the holder closed, it opens",
+    async () => {
+      const dir = path.join(root, "pg");
+      const first = await openPglite(dir);
+      await first.query("CREATE TABLE kept (v int)");
+      await first.query("INSERT INTO kept VALUES (1)");
+      const before = await snapshot(dir);
+
+      expect(await openInChild(dir)).toMatch(inUseBy(process.pid, dir));
+      await expect(openPglite(dir)).rejects.toThrow(inUseBy(process.pid, dir));
+      await expect(ensurePgliteDataDir(dir, pgliteSettings)).rejects.toThrow(inUseBy(process.pid, dir));
+      expect(await snapshot(dir)).toEqual(before);
+      expect((await readdir(root)).sort()).toEqual(["pg", "pg.lock"]);
+      expect(await readFile(pgliteLockPath(dir), "utf8")).toMatch(new RegExp(`^${process.pid}\\n`));
+
+      await first.close();
+      expect(await readdir(root)).toEqual(["pg"]);
+      expect(await openInChild(dir)).toBe("opened");
+      const again = await openPglite(dir);
+      expect(await again.query("SELECT v FROM kept")).toEqual([{ v: 1 }]);
+      await again.close();
+    },
+    initdbTimeout,
+  );
+
+  it(
+    "concurrent first starts: the second fails while the first runs initdb, and leaves the first's temporary directory alone (no ENOENT)",
+    async () => {
+      const dir = path.join(root, "pg");
+      const first = openPglite(dir);
+      while (!readdirSafe(root).some((name) => name.startsWith("pg.initdb-"))) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await openInChild(dir)).toMatch(inUseBy(process.pid, dir));
+      const db = await first;
+      await db.query("SELECT 1");
+      await db.close();
+      expect(await readdir(root)).toEqual(["pg"]);
+    },
+    initdbTimeout,
+  );
+
+  it("a lock left by a dead process, or by an earlier process with this pid (a restarted container), is taken over", async () => {
+    const dir = path.join(root, "pg");
+    const file = pgliteLockPath(dir);
+    const exited = spawn(process.execPath, ["-e", ""]);
+    const deadPid = exited.pid!;
+    await new Promise((resolve) => exited.once("exit", resolve));
+    for (const stalePid of [deadPid, process.pid]) {
+      await writeFile(file, `${stalePid}\n2020-01-01T00:00:00.000Z\n`);
+      const lock = await lockPgliteDir(dir);
+      expect(await readFile(file, "utf8")).toMatch(new RegExp(`^${process.pid}\\n`));
+      await lock.release();
+      expect(existsSync(file)).toBe(false);
+    }
+    // A file this code did not write is refused, never taken for stale.
+    await writeFile(file, "");
+    await expect(lockPgliteDir(dir)).rejects.toThrow(/holds no process id/);
+    expect(await readdir(root)).toEqual(["pg.lock"]);
+  });
+
+  it("concurrent opens in one process: one takes the lock, the others are refused", async () => {
+    const dir = path.join(root, "pg");
+    const results = await Promise.allSettled([lockPgliteDir(dir), lockPgliteDir(dir), lockPgliteDir(dir)]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    for (const result of results) {
+      if (result.status === "fulfilled") await result.value.release();
+      else expect((result.reason as Error).message).toMatch(inUseBy(process.pid, dir));
+    }
+  });
+});
+
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+
+/** openPglite(dir) in another process: "opened" (then closed), or the error's message. */
+async function openInChild(dir: string): Promise<string> {
+  const script = `import { openPglite } from ${JSON.stringify(path.join(import.meta.dirname, "pglite.ts"))};
+    try { const db = await openPglite(${JSON.stringify(dir)}); await db.close(); console.log("opened"); }
+    catch (error) { console.log(error.message); }`;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot });
+  return stdout.trim();
+}
+
+/** Every file under `dir` with its size and modification time. */
+async function snapshot(dir: string) {
+  const files = (await readdir(dir, { recursive: true })).sort();
+  return Promise.all(files.map(async (file) => ({ file, ...(({ size, mtimeMs }) => ({ size, mtimeMs }))(await stat(path.join(dir, file))) })));
+}
 
 const readdirSafe = (dir: string): string[] => {
   try {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { lockPgliteDir, type PgliteDirLock } from "./pglite-lock";
 
 /** What creating a data directory cost; `undefined` from `ensurePgliteDataDir` when it already held a database. */
 export interface CreatedDataDir {
@@ -25,12 +26,23 @@ const exists = (file: string) => stat(file).then(() => true, () => false);
  * Makes `dir` a PGlite data directory if it is not one yet: initdb runs in a child process into a temporary sibling,
  * which is renamed into place once complete, so a crash at any point leaves either no directory or a whole one.
  * A directory that exists without a database (no PG_VERSION) is used only if empty: anything else is refused.
+ * All of it under the directory's lock (pglite-lock.ts), `options.lock` if the caller holds it already: a second
+ * process fails rather than run initdb beside the first, or remove the temporary directory the first is filling.
  */
 export async function ensurePgliteDataDir(
   dir: string,
   settings: readonly string[],
-  hooks: { onInitdbStarted?: (child: ChildProcess) => void } = {},
+  options: { onInitdbStarted?: (child: ChildProcess) => void; lock?: PgliteDirLock } = {},
 ): Promise<CreatedDataDir | undefined> {
+  const lock = options.lock ?? (await lockPgliteDir(dir));
+  try {
+    return await ensureLocked(dir, settings, options.onInitdbStarted);
+  } finally {
+    if (!options.lock) await lock.release();
+  }
+}
+
+async function ensureLocked(dir: string, settings: readonly string[], onInitdbStarted?: (child: ChildProcess) => void) {
   if (await exists(path.join(dir, "PG_VERSION"))) return undefined;
   const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return [];
@@ -41,7 +53,7 @@ export async function ensurePgliteDataDir(
   }
   const parent = path.dirname(dir);
   await mkdir(parent, { recursive: true });
-  // Left by a first start that crashed before its rename.
+  // Left by a first start that crashed before its rename (a live one would hold the lock).
   for (const stale of (await readdir(parent)).filter((name) => name.startsWith(tempPrefix(dir)))) {
     await rm(path.join(parent, stale), { recursive: true, force: true });
   }
@@ -49,7 +61,7 @@ export async function ensurePgliteDataDir(
   try {
     const started = performance.now();
     const target = path.join(temp, "data");
-    const { peakRssMb } = await runInitdb(target, settings, hooks.onInitdbStarted);
+    const { peakRssMb } = await runInitdb(target, settings, onInitdbStarted);
     // Replaces `dir` if it is an empty directory (rename(2)), atomically either way.
     await rename(target, dir);
     return { ms: performance.now() - started, initdbPeakRssMb: peakRssMb };

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { PGlite, types, type ParserOptions } from "@electric-sql/pglite";
 import { runTransaction } from "./nested-transaction";
 import { ensurePgliteDataDir, pgliteSettings } from "./pglite-data-dir";
+import { lockPgliteDir } from "./pglite-lock";
 import { parseTimestamp } from "./parse-timestamp";
 import { preparedStatements } from "./pglite-prepared";
 import type { SqlBackend, SqlValue } from "./port";
@@ -26,15 +27,24 @@ export interface PgliteBackend extends SqlBackend {
 /**
  * Embedded Postgres, in memory or in a data directory (created if absent, by `ensurePgliteDataDir`). `loadDataDir`
  * starts from a dump instead of running initdb, which is several times faster (tests start from templates).
+ * A directory is locked until close() (pglite-lock.ts): two processes on one directory would each take their own
+ * locks and lose and corrupt each other's writes, so a second open fails with `PgliteDirInUse` instead.
  */
 export const openPglite = async (dir: string | "memory", options: { loadDataDir?: Blob } = {}): Promise<PgliteBackend> => {
-  if (dir !== "memory") await ensurePgliteDataDir(dir, pgliteSettings);
-  const db = await PGlite.create({
-    ...(dir === "memory" ? {} : { dataDir: dir }),
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])],
-    parsers,
-  });
+  const lock = dir === "memory" ? undefined : await lockPgliteDir(dir);
+  let db: PGlite;
+  try {
+    if (lock) await ensurePgliteDataDir(dir, pgliteSettings, { lock });
+    db = await PGlite.create({
+      ...(dir === "memory" ? {} : { dataDir: dir }),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])],
+      parsers,
+    });
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
 
   const prepared = preparedStatements(db);
   const run = async <Row>(on: Pick<PGlite, "query">, text: string, params?: readonly SqlValue[]) =>
@@ -64,7 +74,11 @@ export const openPglite = async (dir: string | "memory", options: { loadDataDir?
     },
     dumpDataDir: () => db.dumpDataDir("none"),
     async close() {
-      if (!db.closed) await db.close();
+      try {
+        if (!db.closed) await db.close();
+      } finally {
+        await lock?.release();
+      }
     },
   };
 };

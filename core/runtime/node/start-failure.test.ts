@@ -4,6 +4,7 @@ import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lockPgliteDir } from "../../sql/pglite-lock";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 // A start on embedded Postgres takes 4 s on this machine when quiet and passed 20 s under a loaded CI: the deadline
@@ -72,6 +73,17 @@ describe("a start that fails after the configuration check", () => {
   it("npm start with the database down (DATABASE_URL to a closed port) logs the start's failure once at error level and exits 1", async () => {
     const result = await run("core/runtime/node/node-server.ts", { ...api, PORT: "0", DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/svc` });
     expectStartFailed(result, /ECONNREFUSED/);
+  }, testTimeoutMs);
+
+  it("npm start on a PGlite directory another live process holds (a second npm start) logs the start's failure naming the lock and exits 1", async () => {
+    const pg = path.join(dir, "pg");
+    const lock = await lockPgliteDir(pg); // as the first npm start holds it, here without its seconds of initdb
+    try {
+      const result = await run("core/runtime/node/node-server.ts", { ...api, PORT: "0", DATABASE_URL: `pglite://${pg}` });
+      expectStartFailed(result, new RegExp(`^PGlite data directory ${pg} is in use by process ${process.pid} \\(lock file ${pg}\\.lock\\)`));
+    } finally {
+      await lock.release();
+    }
   }, testTimeoutMs);
 
   it("npm run rendition on a port another socket holds logs the start's failure once at error level and exits 1", async () => {
