@@ -43,8 +43,8 @@ const escapeCueText = (text: string) =>
 /**
  * Where each word starts in the segment's text, so cut cues keep the text's own spacing and punctuation; null when a
  * word is not found in order (the cues then join the words with spaces). A word is looked for where a word begins
- * first, so an untimed word the words skip ("another") does not hide the next ("other") inside it; in scripts
- * without spaces between words, anywhere.
+ * first (after a space, a dash, a quote), so an untimed word the words skip ("another") does not hide the next
+ * ("other") inside it; in scripts without spaces between words, anywhere.
  */
 const wordOffsets = (text: string, words: { text: string }[]): number[] | null => {
   const offsets: number[] = [];
@@ -52,15 +52,24 @@ const wordOffsets = (text: string, words: { text: string }[]): number[] | null =
   for (const word of words) {
     const at = wordStart(text, word.text, from);
     if (at < 0) return null;
-    offsets.push(at);
+    // A cue cut before the word takes the opening quotes and brackets it stands behind with it.
+    let start = at;
+    while (start > from && opening.test(text[start - 1]!)) start--;
+    offsets.push(start);
     from = at + word.text.length;
   }
   return offsets;
 };
 
+/** A letter, a combining mark or a digit: what a word continues with, so anything else (a space, a dash, a quote) ends one. */
+const wordCharacter = /[\p{L}\p{M}\p{N}]/u;
+
+/** Opening punctuation (brackets, quotes, straight quotes too), which belongs to the word after it. */
+const opening = /[\p{Ps}\p{Pi}"']/u;
+
 const wordStart = (text: string, word: string, from: number): number => {
   const first = text.indexOf(word, from);
-  for (let at = first; at >= 0; at = text.indexOf(word, at + 1)) if (at === 0 || /\s/.test(text[at - 1]!)) return at;
+  for (let at = first; at >= 0; at = text.indexOf(word, at + 1)) if (at === 0 || !wordCharacter.test(text[at - 1]!)) return at;
   return first;
 };
 

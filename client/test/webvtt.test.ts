@@ -84,6 +84,14 @@ describe("toWebVTT", () => {
     expect(cues.map((c) => c.text)).toEqual(["one two another", "other three", "four five", "six"]);
   });
 
+  it("keeps the punctuation around words that follow a dash, a quote or a bracket when it cuts", () => {
+    const text = 'He paused—then said: "then we went (home)."';
+    const words = ["He", "paused", "then", "said:", "then", "we", "went", "home)."].map((word, i) => ({ text: word, startMs: i * 400, endMs: i * 400 + 350 }));
+    const cues = cuesOf(toWebVTT({ segments: [{ text, startMs: 0, endMs: words.at(-1)!.endMs, words }] }, { maxCueMs: 900 }));
+    expect(cues.length).toBeGreaterThan(1);
+    expect(cues.map((c) => c.text)).toEqual(["He paused—", "then said:", '"then we', 'went (home)."']);
+  });
+
   it("leaves a short segment whole, and a long one without word timings whole", () => {
     expect(cuesOf(toWebVTT({ segments: [timed("short and sweet", 0, 300)] }))).toHaveLength(1);
     expect(cuesOf(toWebVTT({ segments: [{ startMs: 0, endMs: 60_000, text: "long ".repeat(50).trim() }] }))).toHaveLength(1);
