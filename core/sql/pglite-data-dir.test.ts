@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -125,7 +125,7 @@ describe("a PGlite data directory serves one process at a time (its lock file be
       await expect(ensurePgliteDataDir(dir, pgliteSettings)).rejects.toThrow(inUseBy(process.pid, dir));
       expect(await snapshot(dir)).toEqual(before);
       expect((await readdir(root)).sort()).toEqual(["pg", "pg.lock"]);
-      expect(await readFile(pgliteLockPath(dir), "utf8")).toMatch(new RegExp(`^${process.pid}\\n`));
+      expect(await readFile(await pgliteLockPath(dir), "utf8")).toMatch(new RegExp(`^${process.pid}\\n`));
 
       await first.close();
       expect(await readdir(root)).toEqual(["pg"]);
@@ -154,7 +154,7 @@ describe("a PGlite data directory serves one process at a time (its lock file be
 
   it("a lock left by a dead process, or by an earlier process with this pid (a restarted container), is taken over", async () => {
     const dir = path.join(root, "pg");
-    const file = pgliteLockPath(dir);
+    const file = await pgliteLockPath(dir);
     const exited = spawn(process.execPath, ["-e", ""]);
     const deadPid = exited.pid!;
     await new Promise((resolve) => exited.once("exit", resolve));
@@ -169,6 +169,18 @@ describe("a PGlite data directory serves one process at a time (its lock file be
     await writeFile(file, "");
     await expect(lockPgliteDir(dir)).rejects.toThrow(/holds no process id/);
     expect(await readdir(root)).toEqual(["pg.lock"]);
+  });
+
+  it("every spelling of the directory takes the one lock: through a symlink to it, or to a folder above it", async () => {
+    const dir = path.join(root, "real", "pg");
+    await mkdir(dir, { recursive: true });
+    await symlink(dir, path.join(root, "pg-link"));
+    await symlink(path.join(root, "real"), path.join(root, "real-link"));
+    const lock = await lockPgliteDir(dir);
+    await expect(lockPgliteDir(path.join(root, "pg-link"))).rejects.toThrow(/is in use by this process/);
+    await expect(lockPgliteDir(path.join(root, "real-link", "pg"))).rejects.toThrow(/is in use by this process/);
+    expect(await openInChild(path.join(root, "pg-link"))).toMatch(/is in use by process/);
+    await lock.release();
   });
 
   it("concurrent opens in one process: one takes the lock, the others are refused", async () => {

@@ -1,13 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { statSync, unlinkSync } from "node:fs";
-import { link, mkdir, open, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, open, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
  * Where the lock on data directory `dir` lives: beside it, not in it, because initdb creates `dir` (by a rename onto
  * it) while the lock is held. Like Postgres's postmaster.pid, it holds the pid of the one process using the directory.
+ * Beside its real path, so every spelling of the directory (through a symlink to it or to a folder above) takes the
+ * one lock; a directory not made yet is named under its parent's real path.
  */
-export const pgliteLockPath = (dir: string) => `${path.resolve(dir)}.lock`;
+export const pgliteLockPath = async (dir: string): Promise<string> => {
+  const absolute = path.resolve(dir);
+  const real = await realpath(absolute).catch(async () =>
+    path.join(await realpath(path.dirname(absolute)).catch(() => path.dirname(absolute)), path.basename(absolute)),
+  );
+  return `${real}.lock`;
+};
 
 export interface PgliteDirLock {
   readonly file: string;
@@ -40,8 +48,8 @@ let exitHookInstalled = false;
  * Takes the lock on `dir`, or throws `PgliteDirInUse` if a live process holds it. A lock whose process is dead (it was
  * killed, or the machine stopped) is taken over.
  */
-export function lockPgliteDir(dir: string): Promise<PgliteDirLock> {
-  const file = pgliteLockPath(dir);
+export async function lockPgliteDir(dir: string): Promise<PgliteDirLock> {
+  const file = await pgliteLockPath(dir);
   const next = (taking.get(file) ?? Promise.resolve()).then(() => take(dir, file));
   const settled = next.then(() => undefined, () => undefined);
   taking.set(file, settled);
