@@ -9,9 +9,6 @@ import { SQSClient } from "@aws-sdk/client-sqs";
  */
 export const sqsCallMs = { connect: 1_000, request: 2_000, attempts: 2 };
 
-/** The most one SQS call may take, its retry and backoff included: what a caller keeps in hand to make one. */
-export const sqsCallBoundMs = sqsCallMs.attempts * sqsCallMs.request + 1_000;
-
 /** A long poll's request timeout: its wait, and the request's own bound beyond it. */
 export const longPollTimeoutMs = (waitSeconds: number) => waitSeconds * 1000 + sqsCallMs.request;
 
