@@ -92,7 +92,8 @@ describe.each(upstreams)("dependency faults behind a TCP proxy, on $name", (upst
         note(`${phase} ${route}`, ms);
         expect(res.status, `${phase} ${route}`).toBe(503);
         expect(res.json.error.code).toBe("SERVICE_UNAVAILABLE");
-        expect(ms).toBeLessThan(timeouts.deadlineMs + 500);
+        // Bounded, not hung: the deadline answers, its timer late by however long a loaded machine takes.
+        expect(ms).toBeLessThan(timeouts.deadlineMs + 2_000);
       }
       const { ms, value: health } = await timed(() => svc.get("/health", { token: null }));
       note(`${phase} health`, ms);

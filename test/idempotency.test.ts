@@ -137,23 +137,35 @@ describe.each(backends)("a create answered 503 at its request deadline while its
   let svc: TestService;
   /** How the next post insert is slowed: held before it is sent, or sent and held uncommitted (its lock taken). */
   let slow: "before" | "committing" | undefined;
+  /** Called once the slowed insert has returned (committed, in "committing"): the late write is over. */
+  let lateInsertSettled = () => {};
+  const lateInsert = () => new Promise<void>((resolve) => (lateInsertSettled = resolve));
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  // A deadline every request not slowed meets even on a loaded machine; the hold starts after the deadline's clock
+  // and ends a second past it, so the deadline always comes first.
+  const holdMs = 2_500;
   beforeAll(async () => {
     svc = await startTestService({
       driver: "node",
-      env: { SVC_REQUEST_DEADLINE_MS: "300" },
+      env: { SVC_REQUEST_DEADLINE_MS: "1500" },
       sql: async () => {
         const sql = await open();
-        const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
-          const mode = text.includes("INSERT INTO posts") ? slow : undefined;
-          if (mode) slow = undefined;
-          if (mode === "before") await sleep(1_000);
-          if (mode !== "committing") return sql.query<Row>(text, params);
+        const slowed = async <Row,>(mode: "before" | "committing", text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
+          if (mode === "before") {
+            await sleep(holdMs);
+            return sql.query<Row>(text, params);
+          }
           return sql.transaction(async (tx) => {
             const rows = await tx.query<Row>(text, params);
-            await sleep(1_000);
+            await sleep(holdMs);
             return rows;
           });
+        };
+        const query = async <Row,>(text: string, params?: readonly SqlValue[]): Promise<Row[]> => {
+          const mode = text.includes("INSERT INTO posts") ? slow : undefined;
+          if (!mode) return sql.query<Row>(text, params);
+          slow = undefined;
+          return slowed<Row>(mode, text, params).finally(() => lateInsertSettled());
         };
         return { ...sql, query } as SqlBackend;
       },
@@ -166,21 +178,23 @@ describe.each(backends)("a create answered 503 at its request deadline while its
     ((await svc.get("/api/v1/posts", { actor: `i-slow-${key}` })).json.data.items as { uri: string }[]).map((p) => p.uri.split("/").pop());
 
   it("frees its key with the 503, as any failure's: the client's retry makes the post, never a 409, and the late write stores nothing", async () => {
+    const late = lateInsert();
     slow = "before";
     expect((await create("before")).status).toBe(503);
     const retry = await create("before");
     expect(retry.status).toBe(201);
-    await sleep(1_200);
+    await late;
     // The first request's write, fenced by the key the retry now holds, wrote no second post.
     expect(await postIds("before")).toEqual([retry.json.data.postId]);
     expect((await create("before")).headers["idempotent-replayed"]).toBe("true");
   });
 
   it("whose write is committing keeps the answer it stores: the release finds it stored and frees nothing, and the retry replays it", async () => {
+    const late = lateInsert();
     slow = "committing";
     expect((await create("committing")).status).toBe(503);
     // A retry while the write commits is 409 (the first still runs) or, once it waited for the commit, its replay.
-    await sleep(1_000);
+    await late;
     const retry = await create("committing");
     expect(retry.status).toBe(201);
     expect(retry.headers["idempotent-replayed"]).toBe("true");

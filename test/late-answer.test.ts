@@ -25,9 +25,10 @@ describe.skipIf(process.platform !== "linux")("a playback answered 503 at its re
   beforeAll(async () => {
     svc = await startTestService({
       driver: "node",
-      env: { SVC_REQUEST_DEADLINE_MS: "300" },
+      // A deadline every request not slowed meets even on a loaded machine; the take is held a second past it.
+      env: { SVC_REQUEST_DEADLINE_MS: "1500" },
       // The playback's first statement, its rate-limit take, answers past the deadline.
-      sql: slowedSql(backends[0]!.open, (text) => (slowTake && text.includes("rate_limit_take") ? ((slowTake = false), 800) : undefined)),
+      sql: slowedSql(backends[0]!.open, (text) => (slowTake && text.includes("rate_limit_take") ? ((slowTake = false), 2_500) : undefined)),
     });
   });
   afterAll(() => svc?.close());
@@ -36,11 +37,21 @@ describe.skipIf(process.platform !== "linux")("a playback answered 503 at its re
     const post = await svc.post("/api/v1/posts", { actor: "late", json: audioPost(await seedAudio(svc.deps, "alpha")) });
     const view = await svc.get(`/api/v1/posts/${post.json.data.postId}`, { actor: "late" });
     const url = new URL(view.json.data.embed.url as string);
+    // The late answer opens the blob after its statement returns (and another); waiting for that open itself, not for
+    // the statement, so the files are looked at once there is one to close.
+    const blobs = svc.deps.blobs;
+    const read = blobs.read.bind(blobs);
+    const opened = new Promise<void>((resolve) => {
+      blobs.read = async (...args) => {
+        const found = await read(...args);
+        resolve();
+        return found;
+      };
+    });
     slowTake = true;
     const res = await svc.get(url.pathname + url.search, { token: null });
     expect(res.status).toBe(503);
-    // The late answer opens the blob once its statement returns; by then it is closed again.
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(openFilesUnder(svc.blobDir)).toEqual([]);
+    await opened;
+    await expect.poll(() => openFilesUnder(svc.blobDir), { timeout: 2_000 }).toEqual([]);
   });
 });

@@ -61,9 +61,10 @@ describe("shutting down npm start's process under a keep-alive client", () => {
       expect(answers()[0]).toMatch(/^Connection: keep-alive\r$/im);
 
       // A request under way when SIGTERM comes (its first line read by the server): the connection is busy, not
-      // idle, so the shutdown does not simply close it. The rest follows once the server no longer listens.
+      // idle, so the shutdown does not simply close it. The rest follows once the server no longer listens. A second
+      // for the child (another process, on a loaded machine) to have read that line.
       socket.write("GET /health HTTP/1.1\r\n");
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       child.kill("SIGTERM");
       await expect.poll(() => refused(port), { timeout: 5_000 }).toBe(true);
       socket.write("Host: x\r\n\r\n");

@@ -10,11 +10,19 @@ describe("a create answered 503 at the service's request deadline, through the c
   let svc: TestService;
   /** Set to hold the next post insert past the deadline, as a slow database would. */
   let slowInsert = false;
+  /** Called once the held insert has returned: the late write is over. */
+  let lateInsertSettled = () => {};
+  // A deadline every request not held meets even on a loaded machine; the hold starts after the deadline's clock and
+  // ends a second past it, so the deadline always comes first.
   beforeAll(async () => {
     svc = await startTestService({
       driver: "node",
-      env: { SVC_REQUEST_DEADLINE_MS: "300" },
-      sql: slowedSql(backends[0]!.open, (text) => (slowInsert && text.includes("INSERT INTO posts") ? ((slowInsert = false), 1_000) : undefined)),
+      env: { SVC_REQUEST_DEADLINE_MS: "1500" },
+      sql: slowedSql(
+        backends[0]!.open,
+        (text) => (slowInsert && text.includes("INSERT INTO posts") ? ((slowInsert = false), 2_500) : undefined),
+        () => lateInsertSettled(),
+      ),
     });
   });
   afterAll(() => svc?.close());
@@ -22,11 +30,12 @@ describe("a create answered 503 at the service's request deadline, through the c
   it("is retried under its Idempotency-Key and succeeds with exactly one post, not failed with the 409 of a key still held", async () => {
     const { client, requests } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
     const actor = freshActor("deadline");
+    const lateInsert = new Promise<void>((resolve) => (lateInsertSettled = resolve));
     slowInsert = true;
     const { postId } = await client.as(actor).createPost({ text: "once" });
     expect(requests.filter((r) => r.method === "POST")).toHaveLength(2);
     // The first attempt's write, still running behind its 503, stores nothing once the retry holds the key.
-    await new Promise((r) => setTimeout(r, 1_200));
+    await lateInsert;
     const page = await client.as(actor).listPosts();
     expect(page.items.map((p) => p.uri.split("/").pop())).toEqual([postId]);
   });
@@ -65,9 +74,13 @@ describe("a create whose connection drops while the service still runs it, throu
     const posts = proxy.to("POST", "/api/v1/posts");
     expect(posts.filter((p) => p.answered === 409).length).toBeGreaterThan(0);
     expect(new Set(posts.map((p) => p.headers["idempotency-key"])).size).toBe(1);
-    // The usual backoff: each wait between half and all of its step, 100 ms doubling.
+    // The usual backoff: each wait between half and all of its step, 100 ms doubling up to the 1 s cap.
     expect(delays).toHaveLength(posts.length - 1);
-    delays.forEach((ms, retry) => expect(ms).toBeGreaterThanOrEqual(50 * 2 ** retry));
+    const stepOf = (retry: number) => Math.min(100 * 2 ** retry, 1_000);
+    delays.forEach((ms, retry) => {
+      expect(ms).toBeGreaterThanOrEqual(stepOf(retry) / 2);
+      expect(ms).toBeLessThanOrEqual(stepOf(retry));
+    });
     await wait(200);
     expect(await postIdsOf(client, actor)).toEqual([postId]);
   });

@@ -275,15 +275,27 @@ describe("the reference tenant app in headless Chromium", () => {
       await released;
       await route.fulfill({ response, json: feed });
     });
-    const eventsOpen = page.waitForRequest(`${app.url}/api/events`);
+    // Each settle the page's streams deliver is counted, in the same dispatch as (before) the page's own listener.
+    await page.addInitScript(() => {
+      const heard = window as unknown as { settlesHeard: number };
+      heard.settlesHeard = 0;
+      window.EventSource = class extends window.EventSource {
+        constructor(...args: ConstructorParameters<typeof EventSource>) {
+          super(...args);
+          this.addEventListener("settle", () => void heard.settlesHeard++);
+        }
+      };
+    });
+    // The app registers a stream before it answers it, so once the answer has come a settle reaches the page.
+    const eventsOpen = page.waitForResponse(`${app.url}/api/events`);
     await page.goto(app.url);
     await page.fill("#name", "erin");
     await page.click("#sign-in button");
     await eventsOpen;
-    await expect.poll(() => postId).not.toBe("");
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the stream is registered with the app
+    await expect.poll(() => postId, { timeout: 10_000 }).not.toBe("");
     await deliverSettle(postId, "waveform");
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the page has heard it
+    // The page has heard it before the feed is answered.
+    await page.waitForFunction(() => (window as unknown as { settlesHeard: number }).settlesHeard > 0);
     release();
     await page.waitForFunction(
       (id) => document.querySelector(`article[data-post="${id}"] .stage[data-stage="waveform"]`)?.getAttribute("data-status") === "ready",
