@@ -34,8 +34,11 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
   const { sql, appId, did, actor, body } = input;
   // The key and createdAt are one clock reading, so lists ordered by key are ordered by createdAt too: a key
   // minted after the request's other awaits would let a reply created earlier sort after one created later.
-  let rkey = nextTid(input.now.getTime());
-  let record = buildPostRecord(body, tidTime(rkey));
+  const keyedAt = (ms: number) => {
+    const rkey = nextTid(ms);
+    return { rkey, record: buildPostRecord(body, tidTime(rkey)) };
+  };
+  let { rkey, record } = keyedAt(input.now.getTime());
   refuseOversizeRow(record, actor, input.actorDid);
   if (body.processing && !body.embed) {
     throw validationError("processing needs an audio embed", [{ path: ["body", "processing"], message: "a post without audio has nothing to process" }]);
@@ -92,8 +95,7 @@ export const createPost = async (input: CreatePostInput): Promise<{ postId: stri
     // paging the replies forward would never see this one behind it (migration 0018). The next key comes after both.
     const latest = body.reply ? await latestReplyKey(sql, appId, body.reply.parent.uri) : undefined;
     if (!latest || latest <= rkey) collisions++;
-    rkey = nextTid(Math.max(Date.now(), latest ? tidTime(latest).getTime() + 1 : 0));
-    record = buildPostRecord(body, tidTime(rkey));
+    ({ rkey, record } = keyedAt(Math.max(Date.now(), latest ? tidTime(latest).getTime() + 1 : 0)));
   }
   throw new Error("could not allocate a record key");
 };
