@@ -23,9 +23,9 @@ export const backoffMs = (retry: number, options: RetryOptions, random = Math.ra
  * is harmless to run twice (a GET, a keyed POST or PATCH, a content-addressed upload, a direct upload's completion),
  * so failures that may have reached the handler are retried too; a 429 after its Retry-After. `unanswered` says an
  * earlier attempt of this call got no answer from the service (a network error, a timeout, or a gateway's 502 or 504
- while the service may run on): a 409 IDEMPOTENCY_IN_PROGRESS then is that
- * attempt still running under the call's key, and waiting for it is how the lost answer is retried. On a first
- * attempt the 409 is another call holding the caller's key, and is the caller's to see.
+ * while the service may run on): a 409 IDEMPOTENCY_IN_PROGRESS then is that attempt still running under the call's
+ * key, and waiting for it is how the lost answer is retried. On a first attempt the 409 is another call holding the
+ * caller's key, and is the caller's to see.
  */
 export const retryDelayMs = (failure: unknown, retry: number, options: RetryOptions, unanswered = false): number | null => {
   if (retry >= options.maxRetries) return null;
