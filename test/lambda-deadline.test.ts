@@ -96,3 +96,24 @@ describe("a Lambda whose ports could not be built", () => {
     expect(builds).toBe(2);
   });
 });
+
+describe("a route Lambda given a malformed request target", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ driver: "lambda", sql: backends[0]!.open });
+  });
+  afterAll(() => svc?.close());
+
+  // API Gateway may pass such a target to a route it matched; the Node host and the catch-all refuse it, so must this.
+  it.each([
+    ["a path starting //", "//api/v1/posts/3kabcdefghijk", ""],
+    ["a malformed percent escape in the query", "/api/v1/posts/3kabcdefghijk", "x=%zz"],
+  ])("%s is 400 VALIDATION_ERROR before the route runs", async (_, rawPath, rawQueryString) => {
+    const impl = (await loadRouteImpls()).find((i) => i.route === routes.getPost)!;
+    const handler = lambdaHandler(impl, async () => svc.deps);
+    const event = apiGatewayEvent("GET", new URL("/api/v1/posts/3kabcdefghijk", svc.baseUrl), routes.getPost.path, { postId: "3kabcdefghijk" }, { authorization: `Bearer ${svc.tenants.alpha.token}` });
+    const result = await handler({ ...event, rawPath, rawQueryString });
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body!).error).toEqual({ code: "VALIDATION_ERROR", message: "malformed request target" });
+  });
+});
