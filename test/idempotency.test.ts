@@ -3,7 +3,8 @@ import { createPost, replyTo } from "./support/post-bodies";
 import { serviceMatrix } from "./support/service-matrix";
 import { startTestService, type TestService } from "./support/test-service";
 import type { SqlBackend, SqlValue } from "../core/sql/port";
-import { backends } from "./support/databases";
+import { backends, dataApiBackends } from "./support/databases";
+import { audioPost, noiseWav, seedAudio } from "./support/seeded-audio";
 import { audioFixture } from "./support/audio-fixtures";
 import { multipartBody } from "./support/multipart-body";
 
@@ -258,5 +259,28 @@ describe("a PATCH replayed hours after its first answer", () => {
     expect((await svc.get(lure.slice(svc.baseUrl.length), { token: null })).status).toBe(403);
     // The post's own audio is still signed afresh, for its own tenant.
     expect((await svc.get((replay.json.data.embed.url as string).slice(svc.baseUrl.length), { token: null })).status).toBe(200);
+  });
+});
+
+describe.each(dataApiBackends)("a replayed answer larger than the Data API's 64 KB row, over $name", ({ open }) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ driver: "lambda", sql: open, env: { SVC_PROCESSING_STUB: "true", SVC_PROCESSING_INLINE: "true" } });
+  });
+  afterAll(() => svc?.close());
+
+  it("a PATCH whose answer carries a long post's waveform replays whole, and a different body under its key is still 422", async () => {
+    const blob = await seedAudio(svc.deps, "alpha", noiseWav(), 10 * 60_000);
+    const post = await createPost(svc, "i-long", audioPost(blob));
+    const patch = (processing: Record<string, boolean>) =>
+      svc.call("PATCH", `/api/v1/posts/${post.uri.split("/").pop()}`, { actor: "i-long", json: { processing }, headers: { "idempotency-key": "key-long" } });
+    const first = await patch({ waveform: true });
+    expect(first.status).toBe(202);
+    expect(first.body.length).toBeGreaterThan(64 * 1024);
+    const replay = await patch({ waveform: true });
+    expect(replay.status).toBe(202);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.json.data.embed.waveform).toEqual(first.json.data.embed.waveform);
+    expect((await patch({ transcribe: true })).status).toBe(422);
   });
 });

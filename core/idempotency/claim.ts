@@ -1,4 +1,5 @@
 import { DomainError } from "../domain-error";
+import { readJsonInParts } from "../sql/json-parts";
 import { placeholders } from "../sql/placeholders";
 import type { Sql, SqlValue } from "../sql/port";
 
@@ -67,8 +68,15 @@ interface ClaimRow {
   fingerprint: string | null;
   state: "running" | "done" | null;
   response_status: number | null;
+  response_bytes: number | null;
   response_body: unknown;
 }
+
+/**
+ * A stored answer up to this many bytes comes back in the claim's own row; a larger one (a PATCH's view of a long
+ * post with its waveform and transcript) is read after it in parts, as the RDS Data API refuses a row over 64 KB.
+ */
+export const inlineAnswerBytes = 48 * 1024;
 
 // One statement: take the key when it is new, expired, or its running lease has lapsed; otherwise read the holder.
 // The read uses the statement's snapshot, so a holder that committed after it started is invisible: with nothing
@@ -94,11 +102,13 @@ WITH pruned AS (
   RETURNING k.response_status IS NOT NULL AS written
 )
 SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, coalesce((SELECT written FROM claimed), false) AS written,
-       e.fingerprint, e.state, e.response_status, e.response_body
+       e.fingerprint, e.state, e.response_status, answer.bytes AS response_bytes,
+       CASE WHEN answer.bytes <= ${inlineAnswerBytes} THEN e.response_body END AS response_body
   FROM (VALUES (1)) AS one (x)
   LEFT JOIN idempotency_keys AS e
     ON e.app_id = $1 AND e.actor = $2 AND e.route = $3 AND e.key = $4
-   AND e.expires_at > $9::timestamptz AND NOT (e.state = 'running' AND e.locked_until <= $9::timestamptz)`;
+   AND e.expires_at > $9::timestamptz AND NOT (e.state = 'running' AND e.locked_until <= $9::timestamptz)
+  LEFT JOIN LATERAL (SELECT octet_length(convert_to(e.response_body::text, 'UTF8')) AS bytes) AS answer ON true`;
 
 /**
  * Claims `scope` for a request whose body has `fingerprint`, in one statement. A different body under a live key
@@ -128,9 +138,21 @@ export const claimIdempotencyKey = async (
   if (row.claimed) return { kind: "claimed", held: { ...scope, lockedUntil }, written: row.written === true };
   if (row.state === null) return { kind: "in-progress" };
   if (row.fingerprint !== fingerprint) return { kind: "mismatch" };
-  if (row.state === "done") return { kind: "replay", status: Number(row.response_status), body: row.response_body };
-  return { kind: "in-progress" };
+  if (row.state !== "done") return { kind: "in-progress" };
+  if (row.response_bytes === null || Number(row.response_bytes) <= inlineAnswerBytes) return { kind: "replay", status: Number(row.response_status), body: row.response_body };
+  const body = await readStoredAnswer(sql, scope);
+  // Gone between the two reads: the key expired, and was pruned or claimed anew. A retry finds which.
+  return body === null ? { kind: "in-progress" } : { kind: "replay", status: Number(row.response_status), body };
 };
+
+/** A finished key's answer too large for the claim's row, in parts; it is never replaced while the key lives. */
+const readStoredAnswer = (sql: Sql, scope: IdempotencyScope): Promise<unknown> =>
+  readJsonInParts(
+    sql,
+    `SELECT convert_to(response_body::text, 'UTF8') AS body FROM idempotency_keys WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4 AND state = 'done'`,
+    [scope.appId, scope.actor, scope.route, scope.key],
+    `the stored answer of key ${scope.key}`,
+  );
 
 /**
  * Frees this request's running claim at once (the request failed), so the client can fix the request and retry.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
 import type { Sql } from "../sql/port";
-import { inlineArtifactBytes, partBytes, partsPerRead } from "./artifact-parts";
+import { partBytes, partsPerRead } from "../sql/json-parts";
+import { inlineArtifactBytes } from "./artifact-parts";
 import { findPost, listPosts } from "./post-store";
 
 /** A transcript record of about `bytes` bytes of JSON whose text is multi-byte throughout, so parts cut characters. */

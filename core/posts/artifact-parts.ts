@@ -1,22 +1,17 @@
 /**
- * A post's artifacts (transcript record, waveform) leave the database as their JSON's UTF-8 bytes cut into parts,
- * one row each, never inside the post's row: the RDS Data API refuses any row over 64 KB, and a waveform passes
- * that at about seven minutes of audio (20 points per second). Parts are bytes, not characters, so every part has
- * the same known size whatever the text is, and the halves of a character cut at a part boundary join again when
- * the parts are concatenated before decoding.
+ * A post's artifacts (transcript record, waveform) leave the database as their JSON's UTF-8 bytes cut into parts
+ * (json-parts.ts), one row each, never inside the post's row: the RDS Data API refuses any row over 64 KB, and a
+ * waveform passes that at about seven minutes of audio (20 points per second).
  *
  * A post whose artifacts together stay within `inlineArtifactBytes` gets its parts in the read that found it (one
  * statement). Larger ones (about half an hour of waveform and more) are read after it, `partsPerRead` parts per
  * statement, each statement under the Data API's 1 MiB response cap.
  */
+import { decodeParts, partBytes, readJsonInParts } from "../sql/json-parts";
 import type { Sql } from "../sql/port";
 
-/** Bytes per part: with the post's other columns (the record is left out of part rows) far under 64 KB a row. */
-export const partBytes = 32 * 1024;
 /** A post's artifacts up to this many bytes in all travel with the read that finds the post. */
 export const inlineArtifactBytes = 256 * 1024;
-/** Parts per follow-up statement: 512 KiB, half the Data API's 1 MiB cap, leaving room for its base64. */
-export const partsPerRead = 16;
 
 export type ArtifactName = "transcript" | "waveform";
 
@@ -74,49 +69,12 @@ export class ArtifactParts {
       const bytes = this.bytes[name];
       if (!bytes) continue;
       if (this.parts[name].length === 0) missing.push({ name, bytes });
-      else values[name] = decode(this.parts[name], bytes);
+      else values[name] = decodeParts(this.parts[name], bytes);
     }
     return { values, missing };
   }
 }
 
-const decode = (parts: Uint8Array[], bytes: number): unknown => {
-  const whole = Buffer.concat(parts);
-  if (whole.length !== bytes) throw new Error(`artifact parts add up to ${whole.length} bytes, not ${bytes}`);
-  return JSON.parse(whole.toString("utf8"));
-};
-
-/**
- * An artifact too large to travel with its post, read in statements of `partsPerRead` parts. Each statement also
- * answers the artifact's digest: should it be replaced between two statements (a stage rerun), the read starts
- * over on the new one, so parts of two versions are never joined. Null when it is gone.
- */
-export const readLargeArtifact = async (sql: Sql, appId: string, rkey: string, name: ArtifactName): Promise<unknown> => {
-  const { body, from } = stored[name];
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const parts: Uint8Array[] = [];
-    let digest: string | undefined;
-    let total = 0;
-    let changed = false;
-    for (let first = 1; !changed && (digest === undefined || (first - 1) * partBytes < total); first += partsPerRead) {
-      const rows = await sql.query<{ part: Uint8Array; bytes: number; digest: string }>(
-        `SELECT substring(a.body FROM (n - 1) * ${partBytes} + 1 FOR ${partBytes}) AS part, octet_length(a.body) AS bytes, md5(a.body) AS digest
-           FROM (SELECT convert_to(${body}::text, 'UTF8') AS body FROM ${from} WHERE app_id = $1 AND rkey = $2 OFFSET 0) a,
-                generate_series($3::int, $4::int) AS n
-          WHERE n <= (octet_length(a.body) + ${partBytes - 1}) / ${partBytes}
-          ORDER BY n`,
-        [appId, rkey, first, first + partsPerRead - 1],
-      );
-      if (rows.length === 0 && digest === undefined) return null;
-      for (const row of rows) {
-        if (digest !== undefined && row.digest !== digest) changed = true;
-        digest ??= row.digest;
-        total = Number(row.bytes);
-        parts.push(row.part);
-      }
-      if (rows.length === 0) changed = true;
-    }
-    if (!changed) return decode(parts, total);
-  }
-  throw new Error(`the ${name} of ${appId}/${rkey} kept changing while it was read`);
-};
+/** An artifact too large to travel with its post, read in parts after it (json-parts.ts). Null when it is gone. */
+export const readLargeArtifact = (sql: Sql, appId: string, rkey: string, name: ArtifactName): Promise<unknown> =>
+  readJsonInParts(sql, `SELECT convert_to(${stored[name].body}::text, 'UTF8') AS body FROM ${stored[name].from} WHERE app_id = $1 AND rkey = $2`, [appId, rkey], `the ${name} of ${appId}/${rkey}`);

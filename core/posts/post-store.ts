@@ -1,7 +1,8 @@
 import { firstRead, orderedText, type OrderedRead } from "../sql/first-read";
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
-import { inlinedBytes, partBytes, partOrder } from "./artifact-parts";
+import { partBytes } from "../sql/json-parts";
+import { inlinedBytes, partOrder } from "./artifact-parts";
 import { blobJoin, postColumns, postRows, postTextColumns, readPostRows, type PostRow } from "./post-row";
 
 /** findPost's read ($1 the tenant, $2 the post's rkey): each post's own row first, then its parts. */
