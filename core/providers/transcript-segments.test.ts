@@ -54,6 +54,15 @@ describe("transcript segments", () => {
     ]);
   });
 
+  it("cut where the speaker changes on an untimed word too: the word opens the next speaker's segment", () => {
+    const untimed: TimedToken = { before: " ", text: "well", speaker: "spk_0" };
+    const segments = segmentTokens([word("Okay", 0, 0.3, "spk_1"), untimed, word("then", 0.5, 0.8, "spk_0")]);
+    expect(segments.map((s) => [s.speaker, s.text, s.startMs, s.endMs])).toEqual([
+      ["speaker_0", "Okay", 0, 300],
+      ["speaker_1", "well then", 500, 800],
+    ]);
+  });
+
   it("a word without a speaker label stays with the speaker speaking", () => {
     const segments = segmentTokens([word("one", 0, 0.3, "a"), word("two", 0.4, 0.6), word("three", 0.7, 0.9, "a")]);
     expect(segments).toHaveLength(1);

@@ -111,9 +111,10 @@ export function segmentTokens(tokens: readonly TimedToken[], source = "transcrib
       continue;
     }
     const speaker = speakerOf(token.speaker);
-    if (open && timed && open.startMs !== undefined && open.endMs !== undefined) {
-      // A long segment is cut before the next timed word, never between a word and its punctuation.
-      if (open.endMs - open.startMs >= segmentSeconds * 1000) close();
+    if (open && open.startMs !== undefined && open.endMs !== undefined) {
+      // A long segment is cut before the next timed word, never between a word and its punctuation; another
+      // speaker's word cuts it even untimed, or the segment would carry words under the wrong speaker.
+      if (timed && open.endMs - open.startMs >= segmentSeconds * 1000) close();
       else if (speaker !== undefined && open.speaker !== undefined && speaker !== open.speaker) close();
     }
     if (!open) {
