@@ -1,7 +1,7 @@
 /**
  * The docs that code points at exist: every `docs/<file>.md#<anchor>` named anywhere in the repository, and every
- * relative link in its Markdown, names a file that exists and a heading in it. No file names the team's old
- * decision files, which are not in the repository.
+ * relative link in its Markdown, names a file that exists and a heading in it; every `npm run` names a script. No
+ * file names the team's old decision files, which are not in the repository.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -85,6 +85,21 @@ describe("docs that the repository points at", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("every `npm run <script>` named in a file of the repository is a script of its package", () => {
+    const scriptsOf = (dir: string): Record<string, string> => JSON.parse(readFileSync(path.join(root, dir, "package.json"), "utf8")).scripts ?? {};
+    const missing: string[] = [];
+    for (const [file, text] of textFiles) {
+      if (file.endsWith("package-lock.json")) continue;
+      // A package of its own (client/) has its own scripts, as has one named by `--prefix`; the rest are the root's.
+      const own = file.split("/")[0]!;
+      const scripts = { ...scriptsOf("."), ...(existsSync(path.join(root, own, "package.json")) ? scriptsOf(own) : {}) };
+      for (const match of text.matchAll(/\bnpm run (?:-s )?([\w:-]+)(?: --prefix ([\w./-]+))?/g)) {
+        if (!(match[1]! in (match[2] ? scriptsOf(match[2]) : scripts))) missing.push(`${file}: ${match[0]}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it("docs/decisions.md keeps every section anchor that code and docs point at", () => {

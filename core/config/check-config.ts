@@ -1,4 +1,4 @@
-/** Parses the environment as the server does and exits 1 naming each bad variable; `tsx core/config/check-config.ts`. */
+/** Parses the environment as the server does and exits 1 naming each bad variable; `npm run check-config`. */
 import { pathToFileURL } from "node:url";
 import { processEnvironment } from "./environment";
 import { ConfigError, parseConfig, type ConfigLog } from "./parse-config";
