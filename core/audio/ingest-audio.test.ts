@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
+import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { CID } from "multiformats/cid";
 import * as Digest from "multiformats/hashes/digest";
 import { describe, expect, it } from "vitest";
 import { audioFixture, pcmWavHeader, videoFixture } from "../../test/support/audio-fixtures";
-import type { BlobDatabase } from "../../test/support/blob-database";
+import { openBlobDatabase, type BlobDatabase } from "../../test/support/blob-database";
 import { blobRows } from "../../test/support/blob-rows";
 import { blobStores, withEmptiedBlobStore } from "../../test/support/blob-stores";
+import { startS3Emulator } from "../../test/support/s3-emulator";
 import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
+import { createS3BlobStore } from "../blobs/s3-blob-store";
 import { acceptedMimeTypes, maxUploadBytes } from "../records/accepted-types";
 import type { Sql } from "../sql/port";
 import { ingestAudio } from "./ingest-audio";
@@ -212,5 +215,63 @@ describe.each(stores)("audio ingestion into the %s store", (_name, openStore) =>
     });
     await expect(ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source })).rejects.toThrow("client went away");
     await expectNothingStored();
+  });
+});
+
+describe("audio ingestion into S3, two uploads of the same bytes at once", () => {
+  it("when both placed the object and the first one's row fails, the second is refused 503 rather than keep a row whose object was taken back", async () => {
+    const s3 = await startS3Emulator();
+    const db = await openBlobDatabase();
+    try {
+      // Both uploads look for the object before either copies it, so both copy and both say `created`.
+      let heads = 0;
+      let bothLooked!: () => void;
+      const looked = new Promise<void>((resolve) => (bothLooked = resolve));
+      const send = s3.client.send.bind(s3.client) as (command: unknown) => Promise<unknown>;
+      Object.assign(s3.client, {
+        send: async (command: unknown) => {
+          if (!(command instanceof HeadObjectCommand) || !command.input.Key?.startsWith("blobs/") || heads >= 2) return send(command);
+          const answer = send(command);
+          if (++heads === 2) bothLooked();
+          await looked;
+          return answer;
+        },
+      });
+      const store = createS3BlobStore({ bucket: s3.bucket, client: s3.client });
+      // The first one's insert fails once the second reaches its own; the second inserts after the first took back.
+      let secondInserting!: () => void;
+      const secondAtInsert = new Promise<void>((resolve) => (secondInserting = resolve));
+      let firstSettled!: () => void;
+      const firstDone = new Promise<void>((resolve) => (firstSettled = resolve));
+      const wrapped = (before: () => Promise<void>): Sql => ({
+        query: async (text, params) => {
+          if (text.includes("INSERT INTO blobs")) await before();
+          return db.sql.query(text, params);
+        },
+        transaction: (fn) => db.sql.transaction(fn),
+      });
+      const failing = wrapped(async () => {
+        await secondAtInsert;
+        throw new Error("database went away");
+      });
+      const waiting = wrapped(async () => {
+        secondInserting();
+        await firstDone;
+      });
+      const bytes = (await audioFixture("audio/wav")).bytes;
+      const first = ingestAudio({ store, sql: failing, appId, mimeType: "audio/wav", source: streamOf(bytes) }).finally(firstSettled);
+      const second = ingestAudio({ store, sql: waiting, appId, mimeType: "audio/wav", source: streamOf(bytes) });
+      await expect(first).rejects.toThrow("database went away");
+      await expect(second).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+      expect(heads).toBe(2);
+      // No row without its object: the retry stores both again.
+      expect(await blobRows(db.sql, appId)).toEqual([]);
+      const retried = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/wav", source: streamOf(bytes) });
+      expect(await store.stat(retried.key)).not.toBeNull();
+      expect(await blobRows(db.sql, appId)).toHaveLength(1);
+    } finally {
+      await db.close();
+      await s3.stop();
+    }
   });
 });

@@ -71,7 +71,9 @@ export async function recordOrTakeBack(store: BlobStore, sql: Sql, key: string, 
     if (created) await takeBackUnrecorded(store, sql, key, record).catch(() => undefined);
     throw error;
   }
-  if (created || (await store.stat(key))) return;
+  // Only the filesystem's `created` is exclusive (a hard link fails on an existing name). Two S3 uploads of the same
+  // bytes may both find no object and both copy, and the other one's failed row then takes the object back.
+  if ((created && store.kind === "fs") || (await store.stat(key))) return;
   if (inserted) await unrecordBlob(sql, record);
   throw new DomainError("SERVICE_UNAVAILABLE", "the stored copy of these bytes was being removed; upload them again");
 }

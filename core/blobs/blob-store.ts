@@ -40,6 +40,7 @@ interface BlobStoreBase {
   /**
    * Atomic rename; when `to` exists already the source is just removed (content-addressed keys). `created` says
    * whether this call put the object at `to`, so a caller whose row then fails to record can take back only its own.
+   * Exclusive on the filesystem only: on S3 two concurrent calls may both find no object and both say `created`.
    */
   move(from: string, to: string, options?: { ifVersion?: string }): Promise<{ created: boolean }>;
   delete(key: string): Promise<void>;
