@@ -157,6 +157,17 @@ describe("defaults and optional settings", () => {
     expect(parse({ SYSTEM_AUTH_TOKEN: "s".repeat(32) }).config.systemAuthToken).toBe("s".repeat(32));
   });
 
+  it("a secret's 32 characters are counted as characters, not UTF-16 units: 16 emoji (32 units) are too short", () => {
+    const emoji = "\u{1F511}".repeat(16);
+    expect(emoji.length).toBe(32);
+    expect(parse({ SYSTEM_AUTH_TOKEN: emoji }).config.systemAuthToken).toBeUndefined();
+    expect(parse({ SYSTEM_AUTH_TOKEN: "\u{1F511}".repeat(32) }).config.systemAuthToken).toBe("\u{1F511}".repeat(32));
+    const hooks = (secret: string) =>
+      parse({ SVC_APP_TOKENS: `a:${tokenA}`, SVC_APP_WEBHOOK_URLS: "a:https://hooks.example.com/x", SVC_APP_WEBHOOK_SECRETS: `a:${secret}` }).config.processing.webhooks.get("a");
+    expect(hooks(emoji)).toBeUndefined();
+    expect(hooks("\u{1F511}".repeat(32))).toBeDefined();
+  });
+
   it("every fatal problem is reported at once", () => {
     const err = fatal({ DATABASE_URL: undefined, LOG_LEVEL: "loud" });
     expect(err.problems.map((p) => p.variable).sort()).toEqual(["DATABASE_URL", "LOG_LEVEL"]);

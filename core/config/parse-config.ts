@@ -7,7 +7,7 @@ import { parseProcessingConfig } from "./processing-config";
 import { parseRenditionTarget } from "./rendition-target";
 import { didWebDocumentUrl, isDidWeb } from "../tenancy/did-web";
 import { readVariables, type ReadVariable } from "./read-variables";
-import { minSecretLength, shortSecret } from "./secret-length";
+import { isShortSecret, minSecretLength, shortSecret } from "./secret-length";
 import type { VariableScope } from "./variable-scopes";
 import type { Logger } from "../observability/logger";
 
@@ -49,7 +49,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
         : undefined;
 
   let systemAuthToken = read("SYSTEM_AUTH_TOKEN");
-  if (systemAuthToken !== undefined && systemAuthToken.length < minSecretLength) {
+  if (systemAuthToken !== undefined && isShortSecret(systemAuthToken)) {
     log.error(`SYSTEM_AUTH_TOKEN is shorter than ${minSecretLength} characters and is ignored; system routes answer 503`, {
       variable: "SYSTEM_AUTH_TOKEN",
     });

@@ -1,5 +1,5 @@
 /** Parsers of single variables, for the rows of the variable table (`variables.ts`). */
-import { minSecretLength } from "./secret-length";
+import { isShortSecret, minSecretLength } from "./secret-length";
 import { parseRateLimitPolicy, RateLimitPolicy } from "../rate-limit/policies";
 import type { LogLevel } from "../observability/logger";
 import type { DatabaseConfig } from "../sql/database-config";
@@ -17,7 +17,7 @@ export const modelName: VariableParser<string> = (value, fail, name) =>
   value.length > maxModelLength ? fail(name, `${name} must be at most ${maxModelLength} characters (the transcript record's model field)`) : value;
 
 export const secret: VariableParser<string> = (value, fail, name) =>
-  value.length < minSecretLength ? fail(name, `${name} must be at least ${minSecretLength} characters`) : value;
+  isShortSecret(value) ? fail(name, `${name} must be at least ${minSecretLength} characters`) : value;
 
 export const nonNegativeInteger: VariableParser<number> = (value, fail, name) =>
   /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : fail(name, `${name} must be a non-negative integer`);

@@ -5,7 +5,7 @@
 import { ConfigError, type ConfigProblem } from "../config/config-error";
 import { readVariables } from "../config/read-variables";
 import { renditionServiceToken } from "../config/rendition-target";
-import { minSecretLength } from "../config/secret-length";
+import { isShortSecret, minSecretLength } from "../config/secret-length";
 import type { BlobConfig, LogLevel } from "../config/types";
 import type { Logger } from "../observability/logger";
 
@@ -32,7 +32,7 @@ export function parseRenditionConfig(env: NodeJS.ProcessEnv, log: Pick<Logger, "
 
   // Chosen as the service chooses the token it sends: a short RENDITION_SERVICE_TOKEN gives way to SYSTEM_AUTH_TOKEN.
   let token = renditionServiceToken(read("RENDITION_SERVICE_TOKEN"), read("SYSTEM_AUTH_TOKEN"), log);
-  if (token !== undefined && token.length < minSecretLength) {
+  if (token !== undefined && isShortSecret(token)) {
     // Only SYSTEM_AUTH_TOKEN can be short here (the service then does not call at all). Never the value: a secret.
     log.error(`SYSTEM_AUTH_TOKEN is shorter than ${minSecretLength} characters and is ignored; the rendition service answers 503`, {
       variable: "SYSTEM_AUTH_TOKEN",
