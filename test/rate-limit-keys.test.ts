@@ -1,0 +1,35 @@
+/**
+ * What the rate limits key on and cover (CONTRACT §7): the actor key is `<appId>:<actor>`, so one tenant's actor
+ * never spends another tenant's budget under the same name; and the replies list is a read like the others.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPost } from "./support/post-bodies";
+import { edgeMatrix } from "./support/service-matrix";
+import { startTestService, type TestService } from "./support/test-service";
+
+describe.each(edgeMatrix)("rate-limit keys over $name", ({ driver, sql }) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ driver, sql });
+  });
+  afterAll(() => svc?.close());
+
+  it("the actor key includes the tenant: actor x spent at alpha still has its whole write budget at beta", async () => {
+    const write = (token: string) => svc.post("/api/v1/posts", { actor: "x", token, json: { text: "keyed" } });
+    for (let i = 0; i < 10; i++) expect((await write(svc.tenants.alpha.token)).status).toBe(201);
+    expect((await write(svc.tenants.alpha.token)).status).toBe(429);
+    const atBeta = await write(svc.tenants.beta.token);
+    expect(atBeta.status).toBe(201);
+    expect(atBeta.headers.ratelimit).toMatch(/"actor";r=9\b/);
+  });
+
+  it("the replies list is rate limited: the 61st read in a minute by one actor is 429 RATE_LIMITED", async () => {
+    const prompt = await createPost(svc, "replies-author");
+    const replies = `/api/v1/posts/${prompt.uri.split("/").pop()}/replies`;
+    for (let i = 0; i < 60; i++) expect((await svc.get(replies, { actor: "replies-reader" })).status).toBe(200);
+    const refused = await svc.get(replies, { actor: "replies-reader" });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe("RATE_LIMITED");
+    expect(refused.headers["retry-after"]).toBeDefined();
+  });
+});
