@@ -49,6 +49,9 @@ describe.each(serviceMatrix)("audio over $name", ({ driver, sql }) => {
     ["a codec parameter", "audio/webm;codecs=opus", "audio/webm", "UNSUPPORTED_MEDIA_TYPE"],
     ["a type off the list", "audio/flac", "audio/wav", "UNSUPPORTED_MEDIA_TYPE"],
     ["bytes of another family than declared", "audio/mpeg", "audio/wav", "UNSUPPORTED_MEDIA_TYPE"],
+    // The match is exact, case included: an accepted type spelled in other case is not on the list.
+    ["an accepted type in upper case (AUDIO/WAV)", "AUDIO/WAV", "audio/wav", "UNSUPPORTED_MEDIA_TYPE"],
+    ["an accepted type in mixed case (Audio/Mpeg)", "Audio/Mpeg", "audio/mpeg", "UNSUPPORTED_MEDIA_TYPE"],
   ] as const)("an upload with %s is refused and nothing is stored", async (_, declared, real, code) => {
     const before = await storedBlobs();
     const res = await upload("u-bad", (await audioFixture(real)).bytes, declared);

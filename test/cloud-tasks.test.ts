@@ -159,18 +159,7 @@ describe("the system route under the one retry policy", () => {
   });
 });
 
-describe("the system route fails closed", () => {
-  it("answers 503 SERVICE_UNAVAILABLE when SYSTEM_AUTH_TOKEN is unset", async () => {
-    const svc = await startTestService({ driver: "lambda", sql: () => migratedDatabase(backends[0]!), env: { SYSTEM_AUTH_TOKEN: "" } });
-    try {
-      const res = await svc.post("/api/v1/system/process-audio", { token: null, json: { appId: "alpha", postId: "3kabcdefghijk" }, headers: { authorization: `Bearer ${systemToken}` } });
-      expect(res.status).toBe(503);
-      expect(res.json.error.code).toBe("SERVICE_UNAVAILABLE");
-    } finally {
-      await svc.close();
-    }
-  });
-});
+// The worker route fails closed (503) while SYSTEM_AUTH_TOKEN is unset, as every system route: test/system-routes-fail-closed.test.ts.
 
 describe("the worker route on the Node host past its idle timeout", () => {
   it("a worker call whose pass outlasts SVC_IDLE_TIMEOUT_MS is answered 200 when the pass ends, not dropped at the idle timeout: it bounds a stalled client, not the host's own work", async () => {

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SqlBackend } from "../core/sql/port";
+import { audioFixture } from "./support/audio-fixtures";
 import { backends } from "./support/databases";
+import { multipartBody } from "./support/multipart-body";
 import { startTestService, type TestService } from "./support/test-service";
 
 let svc: TestService | undefined;
@@ -56,6 +58,17 @@ describe("custody and health over the Node host", () => {
     });
     const res = await fetch(`${svc.baseUrl}/.well-known/did.json`);
     expect(res.status).toBe(404);
+  });
+
+  it("/health reports records and blobs empty on a fresh service, then present after one post and after one upload", async () => {
+    svc = await startTestService({ driver: "node", sql: backends[0]!.open });
+    const health = async () => (await svc!.get("/health", { token: null })).json.data;
+    expect(await health()).toMatchObject({ records: "empty", blobs: "empty" });
+    expect((await svc.post("/api/v1/posts", { actor: "h-1", json: { text: "the first post" } })).status).toBe(201);
+    expect(await health()).toMatchObject({ records: "present", blobs: "empty" });
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: (await audioFixture("audio/wav")).bytes, type: "audio/wav" }]);
+    expect((await svc.post("/api/v1/audio/upload", { actor: "h-1", body, headers: { "content-type": contentType } })).status).toBe(201);
+    expect(await health()).toMatchObject({ records: "present", blobs: "present" });
   });
 
   it("/health never answers 500: an unreachable record store reports records unavailable", async () => {

@@ -55,6 +55,27 @@ describe.each(backends)("the Node host on $name", ({ open }) => {
     expect(joined.status).toBe(400);
   });
 
+  describe("no CORS: callers are server-side applications, never browsers", () => {
+    const origin = "https://app.example";
+    const corsHeaders = (headers: Record<string, string>) => Object.keys(headers).filter((name) => name.startsWith("access-control-"));
+    const paths = ["/api/v1/posts", "/api/v1/posts/3kabcdefghijk", "/api/v1/audio/upload", "/api/v1/audio", "/health"];
+
+    it.each(paths)("an OPTIONS preflight with Origin and Access-Control-Request-Method carries no Access-Control-* header: %s", async (path) => {
+      const res = await svc.call("OPTIONS", path, {
+        token: null,
+        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+      });
+      expect(corsHeaders(res.headers)).toEqual([]);
+    });
+
+    it("a GET with Origin is answered with no Access-Control-* header", async () => {
+      const res = await svc.get("/api/v1/posts", { actor: "cors-1", headers: { origin } });
+      expect(res.status).toBe(200);
+      expect(corsHeaders(res.headers)).toEqual([]);
+      expect(corsHeaders((await svc.get("/health", { token: null, headers: { origin } })).headers)).toEqual([]);
+    });
+  });
+
   it("a well-formed absolute-form request target is served like its origin form", async () => {
     const res = await rawRequest(portOf(svc), `GET ${svc.baseUrl}/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(res.status).toBe(200);

@@ -373,13 +373,21 @@ describe.each(serviceMatrix)("posts over $name", ({ driver, sql }) => {
       expect(exact.json.data.nextCursor).toBeNull();
     });
 
-    it("limit defaults to 20", async () => {
-      const actor = "pg-2";
-      for (let i = 0; i < 21; i++) await svc.post("/api/v1/posts", { actor: `${actor}`, json: { text: `${i}` }, ip: `192.0.2.${i}` }).then((r) => {
-        if (r.status === 429) throw new Error("rate limited: the test needs more actors");
-      }).catch(() => undefined);
-      const res = await svc.get("/api/v1/posts", { actor });
-      expect(res.json.data.items.length).toBeLessThanOrEqual(20);
+    it("limit defaults to 20: of 21 items the first page holds 20, and nextCursor points after the 20th", async () => {
+      // 21 replies by 21 actors under one root, listed by rootAuthor: one actor could not write 21 posts (10 per 15 min).
+      const prompt = await createPost(svc, "pg-2-root");
+      const ids: string[] = [];
+      for (let i = 0; i < 21; i++) {
+        const res = await svc.post("/api/v1/posts", { actor: `pg-2-${i}`, json: replyTo(prompt) });
+        expect(res.status).toBe(201);
+        ids.unshift(res.json.data.postId);
+      }
+      const first = await svc.get("/api/v1/posts?rootAuthor=pg-2-root");
+      expect(first.json.data.items.map((p: { uri: string }) => p.uri.split("/").pop())).toEqual(ids.slice(0, 20));
+      expect(first.json.data.nextCursor).toBe(ids[19]);
+      const rest = await svc.get(`/api/v1/posts?rootAuthor=pg-2-root&cursor=${first.json.data.nextCursor}`);
+      expect(rest.json.data.items.map((p: { uri: string }) => p.uri.split("/").pop())).toEqual([ids[20]]);
+      expect(rest.json.data.nextCursor).toBeNull();
     });
 
     it.each(["0", "101", "-1", "abc", "1.5"])("limit out of 1 to 100 is a 400: limit=%s", async (limit) => {

@@ -239,7 +239,7 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     expect(row.waveform).toBeNull();
   });
 
-  it("a provider failure settles the stage failed (provider_error); a retry request leaves it pending until the last attempt", async () => {
+  it("a provider failure settles the stage failed (provider_error) and writes exactly one failed event for it; a retry request leaves it pending, with no event, until the last attempt", async () => {
     const failing = testProviders({
       fail: {
         transcribe: () => new ProviderError("fail", "bad audio"),
@@ -252,9 +252,13 @@ describe.each(backends)("the worker pass on $name", (backend) => {
     let states = await h.stages(post.postId);
     expect(states.transcribe).toMatchObject({ status: "failed", reason: "provider_error" });
     expect(states.waveform!.status).toBe("pending");
+    // The failed settle sends its one webhook event; the stage left pending sends none (pending never fires).
+    const settles = async () => (await h.events(post.postId)).map((e) => ({ stage: e.stage, status: e.status }));
+    expect(await settles()).toEqual([{ stage: "transcribe", status: "failed" }]);
     expect(await runPass(pass, job(post.postId), { finalAttempt: true })).toEqual({ kind: "done", ran: true });
     states = await h.stages(post.postId);
     expect(states.waveform).toMatchObject({ status: "failed", reason: "provider_error" });
+    expect(await settles()).toEqual([{ stage: "transcribe", status: "failed" }, { stage: "waveform", status: "failed" }]);
   });
 
   it("a dead-lettered job settles its pending stages failed (dead_letter), with their events", async () => {
