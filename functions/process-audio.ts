@@ -40,7 +40,7 @@ const attemptOf = (headers: Readonly<Record<string, string | undefined>>): numbe
  * retry, a store is down), under the one retry policy: on the last attempt a provider's retry settles the stage failed.
  */
 const impl = implement(route, async (call) => {
-  // The pass runs inside this request: its lines carry the request's id (CONTRACT §2).
+  // The pass runs inside this request: its lines carry the request's id (docs/decisions.md#envelope-and-errors).
   const attempt = { attempt: attemptOf(call.req.headers), maxAttempts: retryPolicy.maxAttempts, requestId: call.requestId };
   const outcome = await call.deps.worker.runJob(call.body, attempt);
   if (mustRetry(outcome)) throw new DomainError("SERVICE_UNAVAILABLE", "processing must be retried later");

@@ -1,5 +1,5 @@
 /**
- * What the route table's policies must say (interface §5–7, CONTRACT §2 and §7), checked on the table itself so a new
+ * What the route table's policies must say (docs/decisions.md#envelope-and-errors, docs/decisions.md#rate-limits), checked on the table itself so a new
  * route cannot slip past them: where public paths live, which route is open without a token, and that every
  * caller-facing route is rate limited.
  */

@@ -1,5 +1,5 @@
 /**
- * /health names the backend the service runs on (CONTRACT §10): `npm start`'s process given a Postgres
+ * /health names the backend the service runs on (docs/decisions.md#health-and-reference): `npm start`'s process given a Postgres
  * DATABASE_URL reports `backend: "postgres"`, and its records probe reads that database.
  */
 import { mkdtemp, rm } from "node:fs/promises";

@@ -1,5 +1,5 @@
 /**
- * An Idempotency-Key while its first request still runs (CONTRACT §8): the same body is 409
+ * An Idempotency-Key while its first request still runs (docs/decisions.md#idempotency): the same body is 409
  * IDEMPOTENCY_IN_PROGRESS, another body 422 IDEMPOTENCY_KEY_REUSED; the first then finishes with its 201. The first
  * request is held at its insert, so "still running" is certain rather than a race.
  */

@@ -4,7 +4,7 @@ import { edgeMatrix } from "./support/service-matrix";
 import { startTestService, type TestService } from "./support/test-service";
 
 /**
- * A create that fails with an internal error releases its Idempotency-Key at once (interface §3, §7 rule 1): the
+ * A create that fails with an internal error releases its Idempotency-Key at once (docs/decisions.md#idempotency): the
  * client's retry with the same key and body makes the post, rather than a 409 or a replay of the failure.
  */
 describe.each(edgeMatrix)("a create answered 500 INTERNAL, over $name", ({ driver, sql }) => {

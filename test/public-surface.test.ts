@@ -9,7 +9,7 @@ import { routeList } from "../functions/routes";
  * fails here until the contract, and this list, change with it.
  */
 
-/** interface.md §4, the endpoint table. */
+/** The interface's endpoints. */
 const interfaceRoutes = [
   "POST /api/v1/audio/upload",
   "GET /api/v1/audio",
@@ -22,13 +22,16 @@ const interfaceRoutes = [
   "GET /api/reference",
 ];
 
-/** CONTRACT.md's additions: playback answers HEAD (§6), the description (§10), the direct-to-S3 upload pair (§17). */
-const contractRoutes = ["HEAD /api/v1/audio", "GET /openapi.json", "POST /api/v1/audio/uploads", "POST /api/v1/audio/uploads/{uploadId}/complete"];
+/**
+ * Ours beside them: playback answers HEAD (docs/decisions.md#playback-and-upload), the description
+ * (docs/decisions.md#health-and-reference) and the direct-to-S3 upload pair (docs/decisions.md#playback-and-upload).
+ */
+const addedRoutes = ["HEAD /api/v1/audio", "GET /openapi.json", "POST /api/v1/audio/uploads", "POST /api/v1/audio/uploads/{uploadId}/complete"];
 
-/** Served but not described: the reference page's own script (CONTRACT.md §10: no CDN). */
+/** Served but not described: the reference page's own script (docs/decisions.md#health-and-reference: no CDN). */
 const undescribedRoutes = ["GET /api/reference/standalone.js"];
 
-/** interface.md §4 rule 6: internal service-to-service routes under /api/v1/system/, excluded from the description. */
+/** The interface's internal service-to-service routes under /api/v1/system/, excluded from the description. */
 const systemRoutes = ["POST /api/v1/system/process-audio", "GET /api/v1/system/webhook-events", "POST /api/v1/system/webhook-events/redeliver"];
 
 const routes = routeList as readonly RouteDef[];
@@ -36,18 +39,18 @@ const pairs = (list: readonly RouteDef[]) => list.flatMap((route) => routeMethod
 const sorted = (...lists: string[][]) => lists.flat().sort();
 
 describe("the public surface is exactly the interface's routes", () => {
-  it("the route table serves the interface's routes, the contract's additions, the reference script and the system routes, and nothing else", () => {
-    expect(pairs(routes)).toEqual(sorted(interfaceRoutes, contractRoutes, undescribedRoutes, systemRoutes));
+  it("the route table serves the interface's routes, our additions, the reference script and the system routes, and nothing else", () => {
+    expect(pairs(routes)).toEqual(sorted(interfaceRoutes, addedRoutes, undescribedRoutes, systemRoutes));
   });
 
-  it("the routes described publicly are the interface's and the contract's additions", () => {
-    expect(pairs(routes.filter((route) => !route.internal))).toEqual(sorted(interfaceRoutes, contractRoutes));
+  it("the routes described publicly are the interface's and our additions", () => {
+    expect(pairs(routes.filter((route) => !route.internal))).toEqual(sorted(interfaceRoutes, addedRoutes));
   });
 
   it("the OpenAPI description has exactly those (method, path) pairs", () => {
     const { paths } = openApiDocument(routeList) as { paths: Record<string, Record<string, unknown>> };
     const described = Object.entries(paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
-    expect(described.sort()).toEqual(sorted(interfaceRoutes, contractRoutes));
+    expect(described.sort()).toEqual(sorted(interfaceRoutes, addedRoutes));
   });
 
   it("the system routes, and only they, live under /api/v1/system/ and take the system token", () => {

@@ -1,5 +1,5 @@
 /**
- * What the rate limits key on and cover (CONTRACT §7): the actor key is `<appId>:<actor>`, so one tenant's actor
+ * What the rate limits key on and cover (docs/decisions.md#rate-limits): the actor key is `<appId>:<actor>`, so one tenant's actor
  * never spends another tenant's budget under the same name; and the replies list is a read like the others.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The request log (docs/operations.md#where-to-look, CONTRACT §2): every request writes its one `request` line, the
+ * The request log (docs/operations.md#where-to-look): every request writes its one `request` line, the
  * refused ones too, and every line a request causes, an in-request processing pass's included, carries its id.
  */
 import { randomUUID } from "node:crypto";

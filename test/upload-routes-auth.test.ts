@@ -1,5 +1,5 @@
 /**
- * Every data route needs the service token (interface §5): the direct-upload routes too, whatever the blob store,
+ * Every data route needs the service token: the direct-upload routes too, whatever the blob store,
  * so a request without one is 401 before the route looks at its store or its upload.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

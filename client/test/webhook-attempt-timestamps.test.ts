@@ -1,5 +1,5 @@
 /**
- * Each webhook attempt is signed afresh with its own timestamp (CONTRACT §5): a retry minutes after the first
+ * Each webhook attempt is signed afresh with its own timestamp (docs/decisions.md#webhooks): a retry minutes after the first
  * attempt, or the outbox's delivery long after the settle, still verifies within a receiver's clock window. Time
  * is an injected clock; the client's verifyWebhook judges each request at the time it was sent.
  */

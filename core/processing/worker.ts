@@ -17,7 +17,7 @@ export interface JobAttempt {
   deadline?: number;
   /**
    * The id of the request the pass runs inside (inline dispatch, the system route), so its lines carry the request's
-   * id (CONTRACT §2); a job of its own (a queue delivery, a background retry) gets a fresh one.
+   * id (docs/decisions.md#envelope-and-errors); a job of its own (a queue delivery, a background retry) gets a fresh one.
    */
   requestId?: string;
 }

@@ -1,5 +1,5 @@
 /**
- * A dead-lettered job's `failed` settles are stage settles like any other (CONTRACT §5): the dead-letter consumer
+ * A dead-lettered job's `failed` settles are stage settles like any other (docs/decisions.md#webhooks): the dead-letter consumer
  * delivers their webhooks, signed, one per stage it settled.
  */
 import type { SQSEvent, SQSRecord } from "aws-lambda";
