@@ -63,7 +63,14 @@ export interface Settle {
   webhooks: boolean;
 }
 
-/** Settles a pending stage of this generation and writes its event, in one statement, only under the lease. */
+/**
+ * Settles a pending stage of this generation and writes its event, in one statement, only under the lease. The lease
+ * row is locked (FOR SHARE) before the stage's: read from the statement's snapshot, a settle that then waited on the
+ * stage's row would land after a takeover and the new holder's byte change (a transcript of the old bytes); locked,
+ * a takeover waits for the settle to commit, and a settle after one sees the new token and settles nothing. Every
+ * settle takes the lease row before the stage rows, as the byte-changing writes before it do (one lock order).
+ * The stage's time moves forward even from a clock behind the one that queued it, and is its event's occurredAt.
+ */
 export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boolean; events: ClaimedEvent[] }> => {
   const p = placeholders();
   const app = p.add(s.appId);
@@ -71,13 +78,14 @@ export const settleStage = async (sql: Sql, s: Settle): Promise<{ settled: boole
   const now = p.add(s.now.toISOString());
   const [row] = await sql.query(
     `WITH settled AS (
-       UPDATE post_stages SET status = ${p.add(s.status)}, reason = ${p.add(s.reason ?? null)}, updated_at = ${now}::timestamptz
+       UPDATE post_stages SET status = ${p.add(s.status)}, reason = ${p.add(s.reason ?? null)},
+              updated_at = GREATEST(${now}::timestamptz, updated_at + interval '1 millisecond')
         WHERE app_id = ${app} AND rkey = ${rkey} AND stage = ${p.add(s.stage)} AND status = 'pending'
           AND generation = ${p.add(s.generation)}::integer
-          AND EXISTS (SELECT 1 FROM post_enrichment WHERE app_id = ${app} AND rkey = ${rkey} AND lease_token = ${p.add(s.token)})
-       RETURNING stage, status
+          AND EXISTS (SELECT 1 FROM post_enrichment WHERE app_id = ${app} AND rkey = ${rkey} AND lease_token = ${p.add(s.token)} FOR SHARE)
+       RETURNING stage, status, updated_at
      ), events AS (
-       ${outboxInsert("settled", { appId: app, rkey, occurredAt: now, claimedUntil: p.add(new Date(s.now.getTime() + claimMs).toISOString()), enabled: p.add(s.webhooks) })}
+       ${outboxInsert("settled", { appId: app, rkey, occurredAt: "s.updated_at", claimedUntil: p.add(new Date(s.now.getTime() + claimMs).toISOString()), enabled: p.add(s.webhooks) })}
      )
      SELECT EXISTS (SELECT 1 FROM settled) AS settled, (SELECT json_agg(e) FROM events e) AS events`,
     p.values,
@@ -112,8 +120,10 @@ export const storeVariant = async (
     [appId, rkey, token, audio.cid, audio.mimeType, audio.size, audio.durationMs, variant.loudness ? JSON.stringify(variant.loudness) : null],
   );
   await sql.query(`DELETE FROM transcripts WHERE app_id = $1 AND rkey = $2`, [appId, rkey]);
+  // Forward from the stage's own time, whatever this clock says: a transition never moves a stage's time back.
   await sql.query(
-    `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = $3::timestamptz, generation = generation + 1, redispatched = false
+    `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = GREATEST($3::timestamptz, updated_at + interval '1 millisecond'),
+            generation = generation + 1, redispatched = false
       WHERE app_id = $1 AND rkey = $2 AND status = 'ready' AND stage = ANY (string_to_array($4, ','))`,
     [appId, rkey, now.toISOString(), recomputedAfter(variant.stage).join(",")],
   );

@@ -29,21 +29,25 @@ export const requestStagesCtes = (p: ReturnType<typeof placeholders>, write: Sta
   const now = p.add(write.now.toISOString());
   const rows = write.decisions.map((d) => `(${p.add(d.stage)}, ${p.add(d.status)}, ${p.add(d.status === "skipped" ? d.reason : null)})`);
   const values = rows.length ? rows.join(", ") : `(NULL, NULL, NULL)`;
+  // A stage's time only moves forward, and its event's occurredAt is that time (the receiver keeps the latest event
+  // per stage): the clock was read before the statement, and a pass may have settled the stage since, later.
+  // (`s.updated_at` in the event: the source row's, as outboxInsert names it.)
   return `requested AS (
       INSERT INTO post_stages AS s (app_id, rkey, stage, status, reason, updated_at)
       SELECT ${app}, ${rkey}, v.stage::text, v.status::text, v.reason::text, ${now}::timestamptz
         FROM (VALUES ${values}) AS v (stage, status, reason)
        WHERE v.stage IS NOT NULL AND (${guard})
       ON CONFLICT (app_id, rkey, stage) DO UPDATE
-         SET status = excluded.status, reason = excluded.reason, updated_at = excluded.updated_at,
+         SET status = excluded.status, reason = excluded.reason,
+             updated_at = GREATEST(excluded.updated_at, s.updated_at + interval '1 millisecond'),
              generation = s.generation + 1, redispatched = false
        WHERE s.status <> 'pending'
-      RETURNING s.stage, s.status
+      RETURNING s.stage, s.status, s.updated_at
     ), requested_events AS (
       ${outboxInsert("requested", {
         appId: app,
         rkey,
-        occurredAt: now,
+        occurredAt: "s.updated_at",
         claimedUntil: p.add(new Date(write.now.getTime() + claimMs).toISOString()),
         enabled: p.add(write.webhooks),
       })}
