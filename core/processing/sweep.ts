@@ -96,18 +96,19 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
        AND ${lapsed} ORDER BY s.updated_at LIMIT ${n} FOR UPDATE SKIP LOCKED)`;
 
   // Second lapse: settle failed (timeout), with events for tenants that get webhooks, in one statement a batch of
-  // stages, until a batch comes back short.
+  // stages, until a batch comes back short. The stage's time moves forward from its own (never back, were this
+  // clock behind the one that queued it), and is its event's occurredAt.
   let timedOut = 0;
   const timeoutEvents: ClaimedEvent[] = [];
   for (let full = true; full; ) {
     const [settled] = await sql.query(
       `WITH ${picked("s.app_id, s.rkey, s.stage", true, "$5")}, failed AS (
-         UPDATE post_stages s SET status = 'failed', reason = 'timeout', updated_at = $1::timestamptz
+         UPDATE post_stages s SET status = 'failed', reason = 'timeout', updated_at = GREATEST($1::timestamptz, s.updated_at + interval '1 millisecond')
           WHERE s.status = 'pending' AND s.redispatched AND ${lapsed} AND (s.app_id, s.rkey, s.stage) IN (SELECT * FROM picked)
-         RETURNING s.app_id, s.rkey, s.stage, s.status
+         RETURNING s.app_id, s.rkey, s.stage, s.status, s.updated_at
        ), events AS (
          INSERT INTO webhook_events (event_id, app_id, rkey, stage, status, occurred_at, claimed_until)
-         SELECT gen_random_uuid(), f.app_id, f.rkey, f.stage, f.status, $1::timestamptz, $3::timestamptz
+         SELECT gen_random_uuid(), f.app_id, f.rkey, f.stage, f.status, f.updated_at, $3::timestamptz
            FROM failed f WHERE f.app_id = ANY (string_to_array($4, ','))
          RETURNING ${outboxReturning}
        )
@@ -125,6 +126,11 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
   // dispatch the post again. Whole posts a batch, each batch sent before the next is marked, until one comes back
   // short. A failed dispatch ends the run after its batch (its stages, unmarked, would come straight back): the rest
   // go at the next run. So does the run's time running short (`markMarginMs`, `sendReserveMs`).
+  // Lock order: a pass's settle takes the post's lease row, then its stage rows; this statement takes the stage rows
+  // first (`picked`), so it must never wait on a lease row, or it and a settle deadlock. `held` takes them SKIP
+  // LOCKED: a post whose lease row is taken (its pass settling or renewing right now, so not dead) is neither marked
+  // nor cleared and waits for the next run, so a mark always comes with its lapsed lease cleared. Skipped posts may
+  // bring a batch back short, which ends this run's marking: the rest go at the next run.
   let redispatched = 0;
   for (let full = true, sent = true; full && sent; ) {
     if (left() < markMarginMs) {
@@ -132,15 +138,22 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
       break;
     }
     const firstLapse = await sql.query<{ app_id: string; rkey: string; stage: string; was: string }>(
-      `WITH ${picked("s.app_id, s.rkey", false, "$3")}, marked AS (
+      `WITH ${picked("s.app_id, s.rkey", false, "$3")}, held AS MATERIALIZED (
+         SELECT e.app_id, e.rkey FROM post_enrichment e WHERE (e.app_id, e.rkey) IN (SELECT * FROM picked) FOR NO KEY UPDATE SKIP LOCKED
+       ), lapsed_posts AS MATERIALIZED (
+         SELECT DISTINCT k.app_id, k.rkey FROM picked k
+          WHERE (k.app_id, k.rkey) IN (SELECT * FROM held)
+             OR NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = k.app_id AND e.rkey = k.rkey)
+       ), marked AS (
          UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
            FROM post_stages o
           WHERE o.app_id = s.app_id AND o.rkey = s.rkey AND o.stage = s.stage
-            AND s.status = 'pending' AND NOT s.redispatched AND ${lapsed} AND (s.app_id, s.rkey) IN (SELECT * FROM picked)
+            AND s.status = 'pending' AND NOT s.redispatched AND ${lapsed} AND (s.app_id, s.rkey) IN (SELECT * FROM lapsed_posts)
          RETURNING s.app_id, s.rkey, s.stage, o.updated_at AS was
        ), cleared AS (
          UPDATE post_enrichment e SET lease_token = NULL, lease_until = NULL
-          WHERE e.lease_until <= $1::timestamptz AND EXISTS (SELECT 1 FROM marked m WHERE m.app_id = e.app_id AND m.rkey = e.rkey)
+          WHERE e.lease_until <= $1::timestamptz AND (e.app_id, e.rkey) IN (SELECT * FROM held)
+            AND EXISTS (SELECT 1 FROM marked m WHERE m.app_id = e.app_id AND m.rkey = e.rkey)
          RETURNING 1
        )
        SELECT app_id, rkey, stage, was FROM marked`,
