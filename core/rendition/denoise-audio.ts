@@ -10,6 +10,7 @@ import { PassThrough, Readable } from "node:stream";
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
 import { audioOnly, encoderLayoutFilter, familyEncodings } from "./family-encoding";
+import { typedInput } from "./ffmpeg-input";
 import { channelOf, interleave, openFloatWav, type FloatWavStream } from "./float-wav";
 import { pcmDurationMs } from "./pcm";
 import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
@@ -27,7 +28,7 @@ export function denoiseAudio(context: RenditionContext, source: RenditionSource)
     const decoded = new PassThrough();
     const decoding = runFfmpeg(
       context.ffmpeg,
-      ["-i", input, "-map", "0:a:0", "-map_metadata", "-1", "-ar", String(rnnoiseSampleRate), "-f", "wav", "-c:a", "pcm_f32le", "pipe:1"],
+      [...typedInput(input, source.mimeType), "-map", "0:a:0", "-map_metadata", "-1", "-ar", String(rnnoiseSampleRate), "-f", "wav", "-c:a", "pcm_f32le", "pipe:1"],
       { ...ffmpegRun(context, "decode-48k"), signal, stdoutTo: decoded },
     );
     decoding.catch(() => stop.abort());
@@ -55,7 +56,7 @@ export function denoiseAudio(context: RenditionContext, source: RenditionSource)
       });
       encoded.catch(() => stop.abort());
       await Promise.all([decoding, encoded]);
-      const pcm = await decodeAnalysisPcm(context, output, "denoise:decode");
+      const pcm = await decodeAnalysisPcm(context, output, source.mimeType, "denoise:decode");
       const stored = await storeContentAddressed(context.store, source.appId, output, source.mimeType);
       context.pcm.set(sourceKey({ appId: source.appId, cid: stored.cid }), pcm);
       return { cid: stored.cid, mimeType: source.mimeType, size: stored.size, durationMs: pcmDurationMs(pcm) };

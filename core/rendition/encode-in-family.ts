@@ -9,6 +9,7 @@ import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-t
 import type { BlobStore } from "../blobs/blob-store";
 import { storeContentAddressed } from "./blob-files";
 import { channelCount } from "./channel-count";
+import { ffmpegInput } from "./ffmpeg-input";
 import { audioOnly, encoderLayoutFilter, familyEncodings } from "./family-encoding";
 import { analysisPcmOutput, pcmDurationMs, pcmFromBytes } from "./pcm";
 import { FfmpegError, runFfmpeg } from "./run-ffmpeg";
@@ -39,17 +40,19 @@ export function encodeInFamily(
     const input = join(dir, "input");
     const original = join(dir, "upload");
     await Promise.all([writeFile(input, bytes), writeFile(original, upload.bytes)]);
-    const [channels, answered] = await Promise.all([channelCount(ffmpeg, original, signal), channelCount(ffmpeg, input, signal).catch(undecodable)]);
-    const keep = acceptedAudioTypes[mimeType] === bytesFamily && answered === channels;
+    const family = acceptedAudioTypes[mimeType];
+    const [channels, answered] = await Promise.all([channelCount(ffmpeg, original, family, signal), channelCount(ffmpeg, input, bytesFamily, signal).catch(undecodable)]);
+    const keep = family === bytesFamily && answered === channels;
     const encoding = familyEncodings[mimeType];
     const output = keep ? input : join(dir, `output.${encoding.ext}`);
     if (!keep) {
       // libopus takes only its own layout of each count: the filter converts to it (-ac alone would pick ffmpeg's default).
       const layout = encoderLayoutFilter(mimeType, channels);
-      await runFfmpeg(ffmpeg, ["-i", input, ...audioOnly, ...(layout ? ["-af", layout] : ["-ac", String(channels)]), ...encoding.args, output], { signal });
+      await runFfmpeg(ffmpeg, [...ffmpegInput(input, bytesFamily), ...audioOnly, ...(layout ? ["-af", layout] : ["-ac", String(channels)]), ...encoding.args, output], { signal });
     }
     // The duration of what is stored, decoded: an encoder's padding (AAC fills its last frame) is part of it.
-    const decoded = runFfmpeg(ffmpeg, ["-i", output, ...analysisPcmOutput], { collectStdout: true, signal });
+    // What is stored is of the upload's family either way (kept only when the families match).
+    const decoded = runFfmpeg(ffmpeg, [...ffmpegInput(output, family), ...analysisPcmOutput], { collectStdout: true, signal });
     const pcm = pcmFromBytes(await (keep ? decoded.catch(undecodable) : decoded));
     const stored = await storeContentAddressed(options.store, appId, output, mimeType);
     return { ...stored, durationMs: pcmDurationMs(pcm) };

@@ -12,6 +12,7 @@ import { acceptedMimeTypes, type AcceptedMimeType } from "../records/accepted-ty
 import { ffmpeg, makeClip } from "../../test/support/rendition-fixtures";
 import { coresFreeForBoth, encodeMeasured, measuredWhileEncoding } from "./encode-measured";
 import { familyEncodings } from "./family-encoding";
+import { typedInput } from "./ffmpeg-input";
 import { createLoudnessCache } from "./loudness-cache";
 import { createRecentEntries } from "./recent-entries";
 import { createPcmCache } from "./pcm-cache";
@@ -34,8 +35,8 @@ describe("a measurement taken while encoding", () => {
     await writeFile(source, await makeClip(mimeType, { lead: 1, tone: 4, tail: 1, noise: true, seed: 3 }));
     const file = join(dir, `out-${mimeType.replace("/", "-")}.${familyEncodings[mimeType].ext}`);
     const timings: FfmpegTiming[] = [];
-    const measured = await encodeMeasured({ ...context, timings }, { input: ["-i", source, "-af", "volume=4dB"], mimeType, file, step: "gain-encode" });
-    const stored = await probeLoudness(context, file);
+    const measured = await encodeMeasured({ ...context, timings }, { input: [...typedInput(source, mimeType), "-af", "volume=4dB"], mimeType, file, step: "gain-encode" });
+    const stored = await probeLoudness(context, file, mimeType);
     expect(measured.loudness).toEqual(stored.loudness);
     expect(measured.channels).toBe(stored.channels);
     expect(measured.sampleRate).toBe(stored.sampleRate);
@@ -52,8 +53,8 @@ describe("a measurement taken while encoding", () => {
     const timings: FfmpegTiming[] = [];
     const mp3 = join(dir, "odd-rendition.mp3");
     const alsoOutputs = ["-map", "0:a:0", "-c:a", "libmp3lame", "-f", "mp3", mp3];
-    const measured = await encodeMeasured({ ...context, timings }, { input: ["-i", source], mimeType: "audio/webm", file, step: "trim-encode", alsoOutputs });
-    expect(measured.loudness).toEqual((await probeLoudness(context, file)).loudness);
+    const measured = await encodeMeasured({ ...context, timings }, { input: typedInput(source, "audio/webm"), mimeType: "audio/webm", file, step: "trim-encode", alsoOutputs });
+    expect(measured.loudness).toEqual((await probeLoudness(context, file, "audio/webm")).loudness);
     expect((await stat(mp3)).size).toBeGreaterThan(0);
     expect(timings.map((t) => t.step)).toEqual(["trim-encode", "trim-encode:measure"]);
   });
@@ -68,9 +69,9 @@ describe("a measurement taken while encoding", () => {
       expect(coresFreeForBoth()).toBe(false);
       const timings: FfmpegTiming[] = [];
       const file = join(dir, "busy.webm");
-      const measured = await encodeMeasured({ ...context, timings }, { input: ["-i", source], mimeType: "audio/webm", file, step: "trim-encode" });
+      const measured = await encodeMeasured({ ...context, timings }, { input: typedInput(source, "audio/webm"), mimeType: "audio/webm", file, step: "trim-encode" });
       expect(timings.map((t) => t.step)).toEqual(["trim-encode", "trim-encode:measure"]);
-      expect(measured.loudness).toEqual((await probeLoudness(context, file)).loudness);
+      expect(measured.loudness).toEqual((await probeLoudness(context, file, "audio/webm")).loudness);
     } finally {
       inputs.forEach((stdin) => stdin.end());
       await Promise.all(others);
@@ -81,7 +82,7 @@ describe("a measurement taken while encoding", () => {
   it("fails, and leaves no run behind, when the encode fails", async () => {
     const source = join(dir, "not-audio");
     await writeFile(source, "this is not audio");
-    const run = encodeMeasured(context, { input: ["-i", source], mimeType: "audio/webm", file: join(dir, "never.webm"), step: "x" });
+    const run = encodeMeasured(context, { input: typedInput(source, "audio/webm"), mimeType: "audio/webm", file: join(dir, "never.webm"), step: "x" });
     await expect(run).rejects.toThrow();
   });
 
@@ -89,7 +90,7 @@ describe("a measurement taken while encoding", () => {
     const source = join(dir, "long.webm");
     await writeFile(source, await makeClip("audio/webm", { lead: 1, tone: 30, tail: 1 }));
     const alsoOutputs = ["-c:a", "no-such-encoder", join(dir, "never.mp3")];
-    const run = encodeMeasured(context, { input: ["-i", source], mimeType: "audio/webm", file: join(dir, "blocked.webm"), step: "x", alsoOutputs });
+    const run = encodeMeasured(context, { input: typedInput(source, "audio/webm"), mimeType: "audio/webm", file: join(dir, "blocked.webm"), step: "x", alsoOutputs });
     await expect(run).rejects.toThrow();
   }, 20_000);
 });

@@ -16,6 +16,7 @@ import { renditionKey } from "../blobs/blob-key";
 import { fetchBlob, storeAt, storeContentAddressed } from "./blob-files";
 import { encodeMeasured, measuredWhileEncoding } from "./encode-measured";
 import { audioOnly, encoderLayoutFilter, familyEncodings, mp3Rendition } from "./family-encoding";
+import { typedInput } from "./ffmpeg-input";
 import { limiterCeilingDbtp, loudnessAimLu, meetsTarget, targetLufs, truePeakLimitDbtp } from "./loudness-target";
 import { pcmDurationMs } from "./pcm";
 import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
@@ -119,7 +120,7 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
     const size = await fetchBlob(context.store, sourceKey(source), input);
     const known = context.loudness.get(sourceKey(source));
     const knownPcm = context.pcm.get(sourceKey(source));
-    const probe = known && knownPcm ? { ...known, pcm: knownPcm } : await probeLoudness(context, input);
+    const probe = known && knownPcm ? { ...known, pcm: knownPcm } : await probeLoudness(context, input, source.mimeType);
     context.pcm.set(sourceKey(source), probe.pcm);
     const before = probe.loudness;
     if (meetsTarget(before, probe.channels)) {
@@ -136,7 +137,7 @@ export function normalizeAudio(context: RenditionContext, source: RenditionSourc
       const mp3 = measuredWhileEncoding(source.mimeType) ? join(dir, `rendition-${attempts.length}.${mp3Rendition.ext}`) : undefined;
       const filter = [gainFilter(plan, before, probe.sampleRate), encoderLayoutFilter(source.mimeType, probe.channels)].filter(Boolean).join(",");
       const alsoOutputs = mp3 ? [...audioOnly, ...mp3Rendition.args, mp3] : [];
-      const measured = await encodeMeasured(context, { input: ["-i", input, "-af", filter], mimeType: source.mimeType, file, step: "gain-encode", alsoOutputs });
+      const measured = await encodeMeasured(context, { input: [...typedInput(input, source.mimeType), "-af", filter], mimeType: source.mimeType, file, step: "gain-encode", alsoOutputs });
       const attempt = { plan, file, probe: measured, mp3 };
       attempts.unshift(attempt);
       if (meetsTarget(attempt.probe.loudness, probe.channels, loudnessAimLu) || attempts.length === maxAttempts) break;

@@ -3,6 +3,8 @@
  * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM and waveform.
  */
 import type { Readable } from "node:stream";
+import type { AcceptedMimeType } from "../records/accepted-types";
+import { ffmpegInput, typedInput } from "./ffmpeg-input";
 import { type AnalysisPcm, analysisOutputs, pcmDurationMs } from "./pcm";
 import { type LoudnessReport, parseLoudnessReport } from "./loudness-report";
 import { ffmpegRun, type RenditionContext } from "./rendition-context";
@@ -24,18 +26,20 @@ const graph =
   "[0:a:0]asplit[meter][info];[meter]ebur128=peak=true:framelog=verbose,anullsink;[info]atrim=end_sample=1,ashowinfo,anullsink";
 
 /**
- * `input` is a file, or a stream of encoded audio (another ffmpeg's streamed copy of what it writes). `alsoOutputs`
- * are further ffmpeg outputs written from the same decode (the mp3 rendition beside normalize).
+ * `input` is a file of audio of `mimeType`, or a stream of encoded audio (another ffmpeg's streamed copy of what it
+ * writes, in Matroska: encode-measured.ts). `alsoOutputs` are further ffmpeg outputs written from the same decode
+ * (the mp3 rendition beside normalize).
  */
 export async function probeLoudness(
   context: Pick<RenditionContext, "ffmpeg" | "signal" | "timings">,
   input: string | Readable,
+  mimeType: AcceptedMimeType,
   step = "measure",
   alsoOutputs: string[] = [],
 ): Promise<LoudnessProbe> {
   const streamed = typeof input !== "string";
   const outputs = analysisOutputs();
-  const args = ["-i", streamed ? "pipe:0" : input, "-filter_complex", graph, ...outputs.args, ...alsoOutputs];
+  const args = [...(streamed ? ffmpegInput("pipe:0", "webm") : typedInput(input, mimeType)), "-filter_complex", graph, ...outputs.args, ...alsoOutputs];
   const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, args, {
     ...ffmpegRun(context, step),
     ...(streamed && { stdin: input }),

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { renditionKey } from "../blobs/blob-key";
 import { fetchBlob, storeAt } from "./blob-files";
 import { audioOnly, mp3Rendition } from "./family-encoding";
+import { typedInput } from "./ffmpeg-input";
 import { analysisOutputs, pcmDurationMs } from "./pcm";
 import { ffmpegRun, type RenditionContext, type RenditionOutput, type RenditionSource, sourceKey } from "./rendition-context";
 import { runFfmpeg } from "./run-ffmpeg";
@@ -25,13 +26,13 @@ export function renderMp3(context: RenditionContext, source: RenditionSource): P
     const input = join(dir, "source");
     await fetchBlob(context.store, key, input);
     const output = source.mimeType === "audio/mpeg" ? input : join(dir, `rendition.${mp3Rendition.ext}`);
-    const args = ["-i", input];
+    const args: string[] = [];
     if (output !== input) args.push(...audioOnly, ...mp3Rendition.args, output);
     const analysis = pcm ? undefined : analysisOutputs();
     if (analysis) args.push(...analysis.args);
-    if (args.length > 2) {
+    if (args.length > 0) {
       const step = pcm ? "mp3-encode" : "mp3-encode+decode";
-      const stdout = await runFfmpeg(context.ffmpeg, args, { ...ffmpegRun(context, step), collectStdout: !pcm, onPipe3: analysis?.onPipe3 });
+      const stdout = await runFfmpeg(context.ffmpeg, [...typedInput(input, source.mimeType), ...args], { ...ffmpegRun(context, step), collectStdout: !pcm, onPipe3: analysis?.onPipe3 });
       if (analysis) context.pcm.set(key, (pcm = analysis.read(stdout)));
     }
     const stored = await storeAt(context.store, renditionKey(key, "mp3"), output, "audio/mpeg");

@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
+import { unnamedInput } from "./ffmpeg-input";
 
 /** ffmpeg exited non-zero or could not start; `stderr` is for the log only. */
 export class FfmpegError extends Error {
@@ -58,6 +59,8 @@ export async function runFfmpeg(ffmpeg: string, args: string[], options: FfmpegR
 
 /** runFfmpeg, answering stderr too (its last 64 KiB) for a filter's report. */
 export function runFfmpegWithLog(ffmpeg: string, args: string[], options: FfmpegRun = {}): Promise<{ stdout: Buffer; stderr: string }> {
+  const unnamed = unnamedInput(args);
+  if (unnamed !== undefined) return Promise.reject(new Error(`ffmpeg input ${unnamed} names no demuxer (ffmpeg-input.ts)`));
   const started = performance.now();
   const record = () => options.timings?.push({ step: options.step ?? "ffmpeg", ms: Math.round(performance.now() - started) });
   return new Promise((resolve, reject) => {

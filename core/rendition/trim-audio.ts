@@ -12,6 +12,7 @@ import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-t
 import { fetchBlob, storeContentAddressed } from "./blob-files";
 import { decodeAnalysisPcm } from "./analysis-pcm";
 import { channelCount } from "./channel-count";
+import { typedInput } from "./ffmpeg-input";
 import { audioOnly, codecAndFormat, encoderLayoutFilter, encodesOpus, familyEncodings } from "./family-encoding";
 import { pcmDurationMs } from "./pcm";
 import { probeLoudness } from "./probe-loudness";
@@ -36,7 +37,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
   return withWorkspace(async (dir) => {
     const input = join(dir, "source");
     const size = await fetchBlob(context.store, sourceKey(source), input);
-    const pcm = context.pcm.get(sourceKey(source)) ?? (await decodeAnalysisPcm(context, input));
+    const pcm = context.pcm.get(sourceKey(source)) ?? (await decodeAnalysisPcm(context, input, source.mimeType));
     context.pcm.set(sourceKey(source), pcm);
 
     const bounds = speechBounds(pcm);
@@ -47,7 +48,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
     // No cut at an end with nothing to cut: a copy from 0 would drop the packets before it (an encoder's priming,
     // Opus pre-skip), and the decoder would start on speech with its state missing.
     const cut = [
-      "-i", input,
+      ...typedInput(input, source.mimeType),
       ...(bounds.startMs > 0 ? ["-ss", seconds(bounds.startMs)] : []),
       ...(bounds.endMs < pcmDurationMs(pcm) ? ["-to", seconds(bounds.endMs)] : []),
       ...audioOnly,
@@ -57,7 +58,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
       const file = join(dir, `encoded.${ext}`);
       // libopus takes only its own layout of each count (family-encoding.ts), so an Opus encode needs the count. A
       // stream with no layout of its own (PCM in WebM) stays unguessed: the filter then labels it rather than remixing.
-      const layout = encodesOpus(source.mimeType) ? encoderLayoutFilter(source.mimeType, await channelCount(context.ffmpeg, input, context.signal)) : undefined;
+      const layout = encodesOpus(source.mimeType) ? encoderLayoutFilter(source.mimeType, await channelCount(context.ffmpeg, input, acceptedAudioTypes[source.mimeType], context.signal)) : undefined;
       const args = layout ? ["-guess_layout_max", "0", ...cut, "-af", layout] : cut;
       await runFfmpeg(context.ffmpeg, [...args, ...familyEncodings[source.mimeType].args, file], ffmpegRun(context, "trim-encode"));
       return file;
@@ -73,8 +74,8 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
       : await copy().catch((error: unknown) => (error instanceof FfmpegError && !context.signal?.aborted ? encode() : Promise.reject(error)));
 
     // The stages that follow read these samples (the waveform decodes nothing of its own) and these figures.
-    const measured = source.measureOutput ? await probeLoudness(context, output, "trim:measure") : undefined;
-    const trimmed = measured?.pcm ?? (await decodeAnalysisPcm(context, output, "trim:decode"));
+    const measured = source.measureOutput ? await probeLoudness(context, output, source.mimeType, "trim:measure") : undefined;
+    const trimmed = measured?.pcm ?? (await decodeAnalysisPcm(context, output, source.mimeType, "trim:decode"));
     // The bounds are times in the decoded samples, which ffmpeg joins end to end across a gap in the container's
     // timestamps; the cut is made on those timestamps. A clip with such a gap is cut in the wrong place, and keeps
     // less than the bounds span: it is answered unchanged rather than with its speech cut.
