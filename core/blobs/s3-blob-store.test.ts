@@ -1,10 +1,12 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3Emulator, type S3Emulator } from "../../test/support/s3-emulator";
 import { storedKeys } from "../../test/support/stored-keys";
 import { blobStoreSuite } from "./blob-store.suite";
-import { createS3BlobStore } from "./s3-blob-store";
+import { createS3BlobStore, createS3Client } from "./s3-blob-store";
 
 let emulator: S3Emulator;
 beforeAll(async () => {
@@ -34,6 +36,22 @@ describe("S3 blob store", () => {
       maxAttempts: 1,
     });
     await expect(createS3BlobStore({ bucket: emulator.bucket, client: closed }).probe()).rejects.toThrow();
+  });
+
+  it("an S3 that accepts the connection and never answers fails the call within its bounds, never holds it for good", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const store = createS3BlobStore({ bucket: "b", client: createS3Client(`http://127.0.0.1:${port}`, { connect: 200, idle: 300 }) });
+      const started = Date.now();
+      await expect(store.stat("blobs/app/x")).rejects.toThrow();
+      // Three attempts of 300 ms, with the SDK's backoff between them.
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it("bytes swapped in after they were read never reach their content address: the copy is conditional on the version read", async () => {

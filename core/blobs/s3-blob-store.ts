@@ -22,13 +22,28 @@ const isNotFound = (error: unknown) => {
 
 const copySource = (bucket: string, key: string) => `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
 
+/**
+ * Every S3 call is bounded: a connection in 2 s, and no more than 10 s without a byte either way (an idle bound, not
+ * a total: a 25 MiB object that keeps flowing takes what it takes). Unbounded, a stalled HEAD or GET held its caller
+ * for good: a pass reading a blob for its provider kept renewing its lease, so its stage stayed pending.
+ */
+export const s3CallMs = { connect: 2_000, idle: 10_000 };
+
+/** The S3 client from the standard AWS SDK environment (AWS_REGION, AWS_ENDPOINT_URL_S3...), or at `endpoint` (tests). */
+export const createS3Client = (endpoint?: string, bounds = s3CallMs): S3Client =>
+  new S3Client({
+    ...(endpoint && { endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: "test", secretAccessKey: "test" } }),
+    // As the SQS and Data API clients: without throwOnRequestTimeout the handler only warns.
+    requestHandler: { connectionTimeout: bounds.connect, requestTimeout: bounds.idle, throwOnRequestTimeout: true },
+  });
+
 export interface S3BlobStoreOptions {
   bucket: string;
-  /** Defaults to a client from the standard AWS SDK environment (AWS_REGION, AWS_ENDPOINT_URL_S3...). */
+  /** Defaults to `createS3Client()`. */
   client?: S3Client;
 }
 
-export function createS3BlobStore({ bucket, client = new S3Client({}) }: S3BlobStoreOptions): S3BlobStore {
+export function createS3BlobStore({ bucket, client = createS3Client() }: S3BlobStoreOptions): S3BlobStore {
   /** A Writable feeding a multipart upload; it finishes only when S3 has the whole object. */
   function uploadWriter(key: string, contentType: string | undefined): { stream: Writable; abort(): Promise<void> } {
     const body = new PassThrough();
