@@ -4,38 +4,21 @@
  * request is held at its insert, so "still running" is certain rather than a race.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SqlBackend } from "../core/sql/port";
 import { backends } from "./support/databases";
+import { heldSql } from "./support/held-sql";
 import { startTestService, type TestService } from "./support/test-service";
 
 describe.each(backends)("a key whose first request still runs, on $name", (backend) => {
   let svc: TestService;
-  /** Set to hold the next statement containing `text` until released (as idempotency-takeover.test.ts does). */
-  let hold: { text: string; reached: () => void; released: Promise<void> } | undefined;
+  const held = heldSql();
   beforeAll(async () => {
-    svc = await startTestService({
-      driver: "node",
-      sql: async () => {
-        const sql = await backend.open();
-        const stall = async (text: string) => {
-          const held = hold && text.includes(hold.text) ? hold : undefined;
-          if (!held) return;
-          hold = undefined;
-          held.reached();
-          await held.released;
-        };
-        return { ...sql, query: async (text, params) => (await stall(text), sql.query(text, params)) } as SqlBackend;
-      },
-    });
+    svc = await startTestService({ driver: "node", sql: held.open(backend.open) });
   });
   afterAll(() => svc?.close());
 
   it("the same key and body is 409 IDEMPOTENCY_IN_PROGRESS, another body 422 IDEMPOTENCY_KEY_REUSED, and the first then answers 201", async () => {
     const create = (text: string) => svc.post("/api/v1/posts", { actor: "in-progress", json: { text }, headers: { "idempotency-key": "key-in-progress" } });
-    let release!: () => void;
-    const reached = new Promise<void>((reached) => (hold = { text: "INSERT INTO posts", reached, released: new Promise((r) => (release = r)) }));
-    const first = create("once");
-    await reached;
+    const { first, release } = await held.stalled("INSERT INTO posts", () => create("once"));
 
     const same = await create("once");
     expect(same.status).toBe(409);

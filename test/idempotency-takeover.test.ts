@@ -1,51 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotencyLeaseMs } from "../core/idempotency/claim";
 import { findPostStatement } from "../core/posts/post-store";
-import type { SqlBackend } from "../core/sql/port";
 import { backends } from "./support/databases";
+import { heldSql } from "./support/held-sql";
 import { audioPost, seedAudio } from "./support/seeded-audio";
 import { startTestService, type TestService } from "./support/test-service";
 
 describe.each(backends)("a write that runs after its key's lease lapsed and another request took the key over, on $name", (backend) => {
   let svc: TestService;
   let offsetMs = 0;
-  /**
-   * Set to hold the next statement with `text` until released: the first request stalls there, as on a slow database
-   * (or, never released, as a process that died there). `fails`: the statement then fails instead of running.
-   */
-  let hold: { text: string; reached: () => void; released: Promise<void>; fails?: boolean } | undefined;
+  const held = heldSql();
   beforeAll(async () => {
-    svc = await startTestService({
-      driver: "node",
-      now: () => new Date(Date.now() + offsetMs),
-      sql: async () => {
-        const sql = await backend.open();
-        const stall = async (text: string) => {
-          const held = hold && text.includes(hold.text) ? hold : undefined;
-          if (!held) return;
-          hold = undefined;
-          held.reached();
-          await held.released;
-          if (held.fails) throw new Error("the connection to the database was lost");
-        };
-        return { ...sql, query: async (text, params) => (await stall(text), sql.query(text, params)) } as SqlBackend;
-      },
-    });
+    svc = await startTestService({ driver: "node", now: () => new Date(Date.now() + offsetMs), sql: held.open(backend.open) });
   });
   afterAll(() => svc?.close());
 
-  /** Sends the first request, held at its `text` statement until the returned release is called. */
-  const stalled = async <T>(text: string, send: () => Promise<T>, fails = false) => {
-    let release!: () => void;
-    const reached = new Promise<void>((reached) => (hold = { text, reached, released: new Promise((r) => (release = r)), fails }));
-    const first = send();
-    await reached;
-    return { first, release };
-  };
-
   it("a create stores nothing and answers 409 IDEMPOTENCY_IN_PROGRESS: the key keeps one post, the later request's, and replays it", async () => {
     const create = () => svc.post("/api/v1/posts", { actor: "i-lease", json: { text: "once" }, headers: { "idempotency-key": "key-lease" } });
-    const { first, release } = await stalled("INSERT INTO posts", create);
+    const { first, release } = await held.stalled("INSERT INTO posts", create);
     // The first request stalls past its lease: a retry takes the key over and writes its post.
     offsetMs += idempotencyLeaseMs + 1_000;
     const retry = await create();
@@ -73,7 +45,7 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
 
   it("a PATCH writes no stage and answers 409 IDEMPOTENCY_IN_PROGRESS: the stages are requested once, by the later request", async () => {
     const { patch, generation } = await patchable("i-lease-p", "key-lease-p");
-    const { first, release } = await stalled("INSERT INTO post_stages", patch);
+    const { first, release } = await held.stalled("INSERT INTO post_stages", patch);
     offsetMs += idempotencyLeaseMs + 1_000;
     const retry = await patch();
     expect(retry.status).toBe(202);
@@ -90,7 +62,7 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
   it("a PATCH whose request died between its write and its answer is answered by the retry that takes its key over, which writes nothing again", async () => {
     const { patch, generation } = await patchable("i-died-p", "key-died-p");
     // Never released while it matters: the first request's process is gone after its stage write committed.
-    const { first, release } = await stalled(findPostStatement, patch);
+    const { first, release } = await held.stalled(findPostStatement, patch);
     expect(await generation()).toBe(1);
     offsetMs += idempotencyLeaseMs + 1_000;
     const retry = await patch();
@@ -109,7 +81,7 @@ describe.each(backends)("a write that runs after its key's lease lapsed and anot
 
   it("a PATCH that fails after its write frees its key for the retry at once, which answers without writing again", async () => {
     const { patch, generation } = await patchable("i-failed-p", "key-failed-p");
-    const { first, release } = await stalled(findPostStatement, patch, true);
+    const { first, release } = await held.stalled(findPostStatement, patch, true);
     release();
     expect((await first).status).toBeGreaterThanOrEqual(500);
     // Not a 409 until the lease lapses, and not a second request of the stages.
