@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, dataApiBackends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
 import { resultLimited } from "../../test/support/result-limited-sql";
+import { startWebhookReceiver } from "../../test/support/webhook-receiver";
 import type { Job } from "./job";
 import { markMarginMs, pendingLapseMs, sendReserveMs, sweep, type SweepDeps } from "./sweep";
 
@@ -125,6 +126,27 @@ describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name"
       expect(new Set(sent.map((j) => j.postId)).size).toBe(7500);
       expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ redispatched: 0, timedOut: 30_000 });
       expect(sent).toHaveLength(7500);
+    },
+    120_000,
+  );
+
+  it.runIf(backend.name.startsWith("rds-data"))(
+    "a batch of timeouts whose webhook events together pass the Data API's 64 KB a row settles, and each event is delivered",
+    async () => {
+      const now = new Date(Date.now() + 12 * 60 * 60_000);
+      await lostJobs("3kf", 200, ["trim", "transcribe", "waveform"], now);
+      const receiver = await startWebhookReceiver();
+      try {
+        const { dispatcher } = recording();
+        const deps: SweepDeps = { sql: db, dispatcher, webhooks: new Map([["alpha", { url: receiver.url, secret: "s".repeat(32) }]]), retry, log: quiet };
+        expect(await sweep(deps, now)).toMatchObject({ redispatched: 200 });
+        // 600 events of about 220 bytes: one row of them all would be 130 KB.
+        expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ timedOut: 600 });
+        expect(await statesOf("3kf")).toEqual([{ status: "failed", reason: "timeout", redispatched: true, n: 600 }]);
+        expect(receiver.received).toHaveLength(600);
+      } finally {
+        await receiver.close();
+      }
     },
     120_000,
   );
