@@ -143,7 +143,8 @@ describe.each([...backends, ...dataApiBackends])("the sweep in batches on $name"
         // 600 events of about 220 bytes: one row of them all would be 130 KB.
         expect(await sweep(deps, new Date(now.getTime() + pendingLapseMs + 60_000))).toMatchObject({ timedOut: 600 });
         expect(await statesOf("3kf")).toEqual([{ status: "failed", reason: "timeout", redispatched: true, n: 600 }]);
-        expect(receiver.received).toHaveLength(600);
+        // At least once each (an attempt answered late on a loaded machine is sent again; receivers dedupe).
+        expect(new Set(receiver.received.map((hook) => `${hook.json.postId}/${hook.json.stage}`)).size).toBe(600);
       } finally {
         await receiver.close();
       }
