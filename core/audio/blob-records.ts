@@ -12,7 +12,8 @@ export interface BlobRecord {
 
 /**
  * The advisory lock of one stored blob, held for the statement (or transaction) that takes it: the row's insert
- * and the store janitor's removal of an unreferenced object take it, so the two never interleave.
+ * and the store janitor's removal of an unreferenced object take it, so the two never interleave. Its result is
+ * void, which the Data API refuses to return: select it in a subquery or CTE, never as a result column.
  */
 export const lockBlob = "pg_advisory_xact_lock(hashtextextended('blob:' || $1::text || '/' || $2::text, 0))";
 

@@ -85,6 +85,6 @@ export async function recordOrTakeBack(store: BlobStore, sql: Sql, key: string, 
  */
 const takeBackUnrecorded = (store: BlobStore, sql: Sql, key: string, { appId, cid }: BlobRecord) =>
   sql.transaction(async (tx) => {
-    await tx.query(`SELECT ${lockBlob}`, [appId, cid]);
+    await tx.query(`SELECT 1 AS locked FROM (SELECT ${lockBlob}) AS lock`, [appId, cid]);
     if ((await referencedCids(tx, appId, [cid])).size === 0) await store.delete(key);
   });

@@ -1,14 +1,17 @@
-import { utimes } from "node:fs/promises";
+import { mkdtemp, rm, utimes } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { pcmWav } from "../../test/support/audio-fixtures";
-import type { BlobDatabase } from "../../test/support/blob-database";
+import { openBlobDatabase, type BlobDatabase } from "../../test/support/blob-database";
 import { blobRows } from "../../test/support/blob-rows";
 import { blobStores, withEmptiedBlobStore } from "../../test/support/blob-stores";
+import { dataApiBackends } from "../../test/support/databases";
 import { type BlobBacking, storedKeys } from "../../test/support/stored-keys";
 import type { BlobStore } from "../blobs/blob-store";
+import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { rawCid } from "../blobs/raw-cid";
 import { DomainError } from "../domain-error";
 import type { Sql } from "../sql/port";
@@ -141,5 +144,29 @@ describe.each(stores)("the store janitor on the %s store", (name, openStore) => 
     expect(stored.key).toBe(key);
     expect(await blobRows(db.sql, appId)).toHaveLength(1);
     expect(await store.stat(key)).toEqual({ size: bytes.length });
+  });
+});
+
+describe.each(dataApiBackends)("the blob's lock over the Data API ($name), which returns no void column", (backend) => {
+  it("the janitor removes an old orphan, and an upload whose row fails takes its object back, each under the lock", async () => {
+    const db = await openBlobDatabase(backend);
+    const dir = await mkdtemp(join(tmpdir(), "janitor-data-api-"));
+    try {
+      const store = createFsBlobStore(dir);
+      const orphan = wavOf(7);
+      await store.writeAtomic(`blobs/${appId}/${rawCid(orphan)}`, Readable.from([orphan]));
+      expect(await sweepStore({ store, sql: db.sql, now: Date.now() + 2 * hour, ...ages })).toMatchObject({ orphansRemoved: 1 });
+
+      const failing: Sql = {
+        query: (text, params) => (text.includes("INSERT INTO blobs") ? Promise.reject(new Error("database went away")) : db.sql.query(text, params)),
+        transaction: (fn) => db.sql.transaction(fn),
+      };
+      const upload = wavOf(8);
+      await expect(ingestAudio({ store, sql: failing, appId, mimeType: "audio/wav", source: Readable.from([upload]) })).rejects.toThrow("database went away");
+      expect(await store.stat(`blobs/${appId}/${rawCid(upload)}`)).toBeNull();
+    } finally {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -87,7 +87,7 @@ const collectUnreferenced = async (store: BlobStore, sql: Sql, batch: Candidate[
       if (referenced.has(cid)) continue;
       // Under the blob's lock, which an upload's insert of its row takes too (recordBlob): checked again, removed.
       const gone = await sql.transaction(async (tx) => {
-        await tx.query(`SELECT ${lockBlob}`, [appId, cid]);
+        await tx.query(`SELECT 1 AS locked FROM (SELECT ${lockBlob}) AS lock`, [appId, cid]);
         return store.collect(key, before, async () => (await referencedCids(tx, appId, [cid])).size === 0);
       });
       if (gone) removed += 1;

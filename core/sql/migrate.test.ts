@@ -93,7 +93,7 @@ describe.each([...backends, ...dataApiBackends])("migrations on $name", ({ name,
     // CREATE TABLE without IF NOT EXISTS: a second application would fail.
     const dir = await tempDir({
       "0001_a.sql": "CREATE TABLE once_a (id int);",
-      "0002_b.sql": "CREATE TABLE once_b (id int); SELECT pg_sleep(0.05);",
+      "0002_b.sql": "CREATE TABLE once_b (id int); SELECT 1 AS slept FROM pg_sleep(0.05);",
       "0003_c.sql": "CREATE TABLE once_c (id int);",
     });
     const [first, second] = await Promise.all([migrate(db, dir), migrate(other, dir)]);
@@ -149,7 +149,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("migrations on postgres under th
     const other = db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(7302116853)");
       locked();
-      await tx.query("SELECT pg_sleep(2)");
+      await tx.query("SELECT 1 AS slept FROM pg_sleep(2)");
     });
     await lockTaken;
     const started = Date.now();
@@ -160,7 +160,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("migrations on postgres under th
   });
 
   it("a migration with a statement longer than the statement timeout applies", async () => {
-    const { db, short, dir } = await setUp({ "0001_slow.sql": "CREATE TABLE slow_one (id int); SELECT pg_sleep(0.8);" });
+    const { db, short, dir } = await setUp({ "0001_slow.sql": "CREATE TABLE slow_one (id int); SELECT 1 AS slept FROM pg_sleep(0.8);" });
     expect(await migrate(short, dir)).toEqual({ applied: ["0001_slow.sql"] });
     expect(await tableExists(db, "slow_one")).toBe(true);
     // The timeout was the migration's only: the pool's next statement has it again.

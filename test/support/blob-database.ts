@@ -1,6 +1,6 @@
 /** A migrated test database (PGlite, or Postgres when TEST_DATABASE_URL is set) for the audio tests, with a statement count. */
 import type { Sql } from "../../core/sql/port";
-import { backends, type DatabaseBackend, migratedDatabase } from "./databases";
+import { backends, type DataApiBackend, type DatabaseBackend, migratedDatabase } from "./databases";
 
 export interface BlobDatabase {
   sql: Sql;
@@ -11,7 +11,7 @@ export interface BlobDatabase {
   close(): Promise<void>;
 }
 
-export async function openBlobDatabase(backend: DatabaseBackend = backends[backends.length - 1]!): Promise<BlobDatabase> {
+export async function openBlobDatabase(backend: DatabaseBackend | DataApiBackend = backends[backends.length - 1]!): Promise<BlobDatabase> {
   const db = await migratedDatabase(backend);
   let count = 0;
   const sql: Sql = {

@@ -163,8 +163,25 @@ const valueBytes = (value: unknown, dataTypeID: number): number => {
   return Buffer.byteLength(JSON.stringify(value));
 };
 
+/**
+ * Result types the Data API refuses on Aurora PostgreSQL (data-api.differences: "UnsupportedResultException: The
+ * result contains the unsupported data type"; its list of supported scalar types names none of these): void (a
+ * bare `SELECT pg_advisory_xact_lock(...)`), interval, timetz, regclass and "char".
+ */
+const unsupportedResultTypes = new Map<number, string>([
+  [2278, "void"],
+  [builtins.INTERVAL, "interval"],
+  [builtins.TIMETZ, "timetz"],
+  [builtins.REGCLASS, "regclass"],
+  [builtins.CHAR, "\"char\""],
+]);
+
 /** Throws as the Data API answers a result past its limits (the emulator turns it into a 400 with this message). */
 const enforceDataApiLimits = (result: pg.QueryResult<unknown[]>) => {
+  for (const field of result.fields ?? []) {
+    const unsupported = unsupportedResultTypes.get(field.dataTypeID);
+    if (unsupported) throw new Error(`UnsupportedResultException: The result contains the unsupported data type ${unsupported}`);
+  }
   let total = 0;
   for (const row of result.rows ?? []) {
     if (!Array.isArray(row)) continue;
