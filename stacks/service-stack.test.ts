@@ -389,6 +389,12 @@ describe("database", () => {
     template.hasResourceProperties("AWS::RDS::DBInstance", { DBInstanceClass: "db.serverless", Engine: "aurora-postgresql" });
   });
 
+  it("ends a statement on the server when the Data API client stops waiting for it: statement_timeout is SVC_DB_STATEMENT_TIMEOUT_MS", () => {
+    template.hasResourceProperties("AWS::RDS::DBClusterParameterGroup", { Family: "aurora-postgresql16", Parameters: { statement_timeout: "10000" } });
+    const [group] = Object.keys(template.findResources("AWS::RDS::DBClusterParameterGroup"));
+    template.hasResourceProperties("AWS::RDS::DBCluster", { DBClusterParameterGroupName: { Ref: group } });
+  });
+
   it("keeps its credentials in a generated Secrets Manager secret attached to the cluster", () => {
     template.hasResourceProperties("AWS::SecretsManager::Secret", { GenerateSecretString: Match.objectLike({ GenerateStringKey: "password" }) });
     template.resourceCountIs("AWS::SecretsManager::SecretTargetAttachment", 1);

@@ -200,6 +200,28 @@ describe("the Data API adapter", () => {
     expect(sent[2]!.input.transactionId).toBe("tx-2");
   });
 
+  it("a rollback refused while the transaction's abandoned statement still runs is sent again until AWS takes it", async () => {
+    let rollbacks = 0;
+    const busy = () => Object.assign(new Error("Transaction is still running a query"), { name: "DatabaseErrorException" });
+    const { client, sent } = stubClient((c) => {
+      if (c.name === "BeginTransactionCommand") return { transactionId: "tx-busy" };
+      if (c.name === "ExecuteStatementCommand") return Object.assign(new Error("Request timed out"), { name: "TimeoutError" });
+      if (c.name === "RollbackTransactionCommand" && ++rollbacks < 3) return busy();
+      return { transactionStatus: "Rollback Complete" };
+    });
+    const waits: number[] = [];
+    const sql = openRdsData({ ...target, client, retry: { sleep: async (ms) => void waits.push(ms) } });
+    await expect(sql.transaction((tx) => tx.query("SELECT 1"))).rejects.toThrow("Request timed out");
+    expect(sent.map((c) => c.name)).toEqual([
+      BeginTransactionCommand.name,
+      ExecuteStatementCommand.name,
+      RollbackTransactionCommand.name,
+      RollbackTransactionCommand.name,
+      RollbackTransactionCommand.name,
+    ]);
+    expect(waits).toEqual([250, 500]);
+  });
+
   describe("wake-up retries are bounded by the invocation's remaining time", () => {
     /** A clock that only moves when the adapter sleeps or a call takes time: seconds of retries run in microseconds. */
     const fakeTime = (remainingAtStart: number, callMs = 200) => {

@@ -70,6 +70,26 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
     }
   };
 
+  /**
+   * Rolls a transaction back. A statement the client gave up on (its request timeout) still runs on the server, and
+   * AWS refuses any call on its transaction meanwhile ("Transaction is still running a query"): the rollback then
+   * waits its turn with the same backoff, within the invocation's time. Refused for good, the transaction rolls back
+   * by itself once unused for three minutes, holding its locks until then.
+   */
+  const rollback = async (transactionId: string): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await send(new RollbackTransactionCommand({ ...arns, transactionId }));
+        return;
+      } catch (error) {
+        const delay = Math.min(baseMs * 2 ** (attempt - 1), maxMs);
+        const remaining = left();
+        if (!isTransactionBusy(error) || attempt >= tries || (remaining !== undefined && remaining < delay + minAttemptMs)) throw error;
+        await sleep(delay);
+      }
+    }
+  };
+
   const run = async <Row>(text: string, params: readonly SqlValue[] = [], transactionId?: string): Promise<Row[]> => {
     if (hasMultipleStatements(text)) throw new Error("The Data API takes one SQL statement per call");
     const out = await send<ExecuteStatementCommandOutput>(
@@ -103,7 +123,7 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
       } catch (error) {
         await queue;
         // The caller's error is the one worth seeing; a failed rollback ends anyway when the transaction times out.
-        await send(new RollbackTransactionCommand({ ...arns, transactionId })).catch((rollback: unknown) => withRollbackFailure(error, rollback));
+        await rollback(transactionId).catch((failure: unknown) => withRollbackFailure(error, failure));
         throw error;
       }
       await queue;
@@ -178,6 +198,10 @@ const fromString = (text: string, type: string): unknown => {
 };
 
 const isResuming = (error: unknown): boolean => (error as { name?: string } | null)?.name === "DatabaseResumingException";
+
+/** Serverless v2's answer to a call on a transaction whose statement still runs (data-api.differences). */
+const isTransactionBusy = (error: unknown): boolean =>
+  /transaction is still running a query/i.test(String((error as { message?: unknown } | null)?.message ?? ""));
 
 const translateError = (error: unknown): unknown => {
   const message = String((error as { message?: unknown } | null)?.message ?? "");
