@@ -12,7 +12,7 @@ import * as sqs from "aws-cdk-lib/aws-sqs";
 import { useProject } from "sst/project.js";
 import { Api, Config, Cron, Function, Queue, Script, type StackContext } from "sst/constructs";
 import type { VariableScope } from "../core/config/variable-scopes";
-import { configVariables, variablesOf } from "../core/config/variables";
+import { variablesOf } from "../core/config/variables";
 import { jobScopes, routeScopes } from "../core/runtime/lambda/function-scopes";
 import { routeList } from "../functions/routes";
 import { deployedScriptName } from "../core/openapi/reference-script-file";
@@ -81,18 +81,13 @@ export function ServiceStack({ app, stack }: StackContext) {
     availabilityZones: zones,
     isolatedSubnetIds: subnets.map((subnet) => subnet.ref),
   });
-  // The server ends a statement when its caller stops waiting (SVC_DB_STATEMENT_TIMEOUT_MS, the Data API client's
-  // request timeout): given up on, it ran on for up to the Data API's 45 s, and its transaction refused the rollback
-  // and held its locks meanwhile. A migration sets its own (none), and the Data API still ends its call at 45 s.
-  const statementTimeoutMs =
-    parameters.settings.SVC_DB_STATEMENT_TIMEOUT_MS ?? String(configVariables.find((row) => row.name === "SVC_DB_STATEMENT_TIMEOUT_MS")!.default);
   const cluster = new rds.DatabaseCluster(stack, "Database", {
     engine: rds.DatabaseClusterEngine.auroraPostgres({ version: rds.AuroraPostgresEngineVersion.VER_16_6 }),
     writer: rds.ClusterInstance.serverlessV2("writer"),
     serverlessV2MinCapacity: 0,
     serverlessV2MaxCapacity: 4,
     enableDataApi: true,
-    parameters: { statement_timeout: statementTimeoutMs },
+    parameters: { statement_timeout: parameters.statementTimeoutMs },
     defaultDatabaseName: databaseName,
     credentials: rds.Credentials.fromGeneratedSecret("svc_admin"),
     storageEncrypted: true,

@@ -15,6 +15,12 @@ export interface StageParameters {
    * service checks them.
    */
   settings: Record<string, string>;
+  /**
+   * The database's `statement_timeout`: SVC_DB_STATEMENT_TIMEOUT_MS, the Data API client's request timeout. A
+   * statement the client gave up on otherwise ran on for up to the Data API's 45 s, and AWS refused every call on its
+   * transaction meanwhile, the rollback included. A migration sets its own (none).
+   */
+  statementTimeoutMs: string;
 }
 
 /**
@@ -44,6 +50,7 @@ export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.
   if (!pdsHost) {
     throw new Error(`SVC_PDS_HOST must be set when deploying stage ${stage}: the host tenant DIDs name as their custody service`);
   }
+  const settings = stageSettings(stage, env);
   return {
     // Every function reads these two: a value the service refuses would fail every cold start.
     pdsHost: checked(stage, "SVC_PDS_HOST", pdsHost),
@@ -52,7 +59,8 @@ export const stageParameters = (stage: string, env: NodeJS.ProcessEnv = process.
     logLevel: checked(stage, "LOG_LEVEL", env.LOG_LEVEL?.trim() || "info"),
     gitSha: env.SVC_GIT_SHA?.trim() || gitHead(),
     deployedAt: new Date().toISOString(),
-    settings: stageSettings(stage, env),
+    settings,
+    statementTimeoutMs: settings.SVC_DB_STATEMENT_TIMEOUT_MS ?? String(configVariables.find((row) => row.name === "SVC_DB_STATEMENT_TIMEOUT_MS")!.default),
   };
 };
 
