@@ -25,13 +25,18 @@ export const failPendingStages = async (
   onlyStages?: readonly string[],
   pendingBy?: Date,
 ): Promise<ClaimedEvent[]> => {
-  // The stage's time moves forward from its own, whatever this clock says, and is its event's occurredAt.
+  // The stage's time moves forward from its own, whatever this clock says, and is its event's occurredAt. The lease
+  // row is locked first, whatever its lease (as a settle does, so the lock order is one): a takeover committing now
+  // is waited for and its live lease seen. Read from the snapshot, the lapsed lease it replaced let the dead letter
+  // fail the stages the new pass had just taken up.
   const [row] = await sql.query(
-    `WITH failed AS (
+    `WITH lease AS MATERIALIZED (
+       SELECT e.lease_until FROM post_enrichment e WHERE e.app_id = $1 AND e.rkey = $2 FOR SHARE
+     ), failed AS (
        UPDATE post_stages SET status = 'failed', reason = $3, updated_at = GREATEST($4::timestamptz, updated_at + interval '1 millisecond')
         WHERE app_id = $1 AND rkey = $2 AND status = 'pending' AND ($7::text IS NULL OR stage = ANY (string_to_array($7, ',')))
           AND ($8::timestamptz IS NULL OR updated_at <= $8::timestamptz)
-          AND NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = $1 AND e.rkey = $2 AND e.lease_until > $4::timestamptz)
+          AND NOT EXISTS (SELECT 1 FROM lease WHERE lease.lease_until > $4::timestamptz)
        RETURNING stage, status, updated_at
      ), events AS (${outboxInsert("failed", { appId: "$1", rkey: "$2", occurredAt: "s.updated_at", claimedUntil: "$5", enabled: "$6" })})
      SELECT (SELECT json_agg(e) FROM events e) AS events`,

@@ -1,13 +1,15 @@
 /**
  * A pass that lost its lease settles nothing (docs/decisions.md#dispatch-and-the-worker), even when its settle
  * statement was under way as another pass took the lease over: the settle locks the lease row, so a takeover waits
- * for a settle that began first, and a settle after a takeover sees the new token. On two Postgres sessions (and a
+ * for a settle that began first, and a settle after a takeover sees the new token. A dead letter locks it too, and
+ * leaves alone the stages of a pass that took the lapsed lease over as it looked. On two Postgres sessions (and a
  * third holding a stage's row for a moment, as a PATCH's upsert or the sweep's pick does): PGlite has one session.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends } from "../../test/support/databases";
 import { startEnrichmentHarness, testProviders, type EnrichmentHarness } from "../../test/support/enrichment-harness";
 import { seedAudio } from "../../test/support/seeded-audio";
+import { failPendingStages } from "./dead-letter";
 import { acquireLease, LeaseLost, releaseLease } from "./lease";
 import { settleStage, storeTranscript, storeVariant } from "./pass-store";
 import { runPass } from "./run-pass";
@@ -134,5 +136,31 @@ describe.skipIf(!postgres)("a settle racing a takeover of its lease, on postgres
     expect(calls[1]!.cid).toBe(served!.audio_cid);
     expect((await h.stages(post.postId)).transcribe).toMatchObject({ status: "ready", generation: generation + 1 });
     expect(outcome).toEqual({ kind: "done", ran: true });
+  });
+
+  it("a dead letter handled while another pass's takeover of the lapsed lease is committing waits for it, and fails none of the stages that pass took up", async () => {
+    const post = await h.createAudioPost({ trim: true, transcribe: true });
+    // The dead job's pass let its lease lapse; another pass takes it over in a transaction the test holds open.
+    await acquireLease(h.sql, "alpha", post.postId, new Date(Date.now() - 2 * leaseMs), leaseMs);
+    const takeover = gate();
+    const taken = gate();
+    const taking = h.sql.transaction(async (tx) => {
+      await acquireLease(tx, "alpha", post.postId, new Date(), leaseMs);
+      taken.open();
+      await takeover.closed;
+    });
+    await taken.closed;
+    const dead = failPendingStages(h.sql, { appId: "alpha", postId: post.postId }, "dead_letter", new Date(), true).then(
+      (events) => events,
+      (error: unknown) => error,
+    );
+    // Unlocked, the dead letter read the lapsed lease and failed the stages at once; locked, it waits here.
+    const settledFirst = await Promise.race([dead.then(() => true), sleep(1_000).then(() => false)]);
+    takeover.open();
+    await taking;
+    expect(settledFirst).toBe(false);
+    expect(await dead).toEqual([]);
+    expect((await h.stages(post.postId)).transcribe).toMatchObject({ status: "pending" });
+    expect((await h.stages(post.postId)).trim).toMatchObject({ status: "pending" });
   });
 });
