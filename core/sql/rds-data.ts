@@ -56,12 +56,13 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
   const target = { resourceArn: opts.resourceArn, secretArn: opts.secretArn, database: opts.database };
   const arns = { resourceArn: opts.resourceArn, secretArn: opts.secretArn };
 
-  const send = async <Out>(command: object): Promise<Out> => {
+  /** One call, sent again with backoff while `retried(error)` (a resuming database), within the invocation's time. */
+  const send = async <Out>(command: object, retried: (error: unknown) => boolean = isResuming): Promise<Out> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return (await client.send(command as never)) as Out;
       } catch (error) {
-        if (!isResuming(error) || attempt >= tries) throw translateError(error);
+        if (!retried(error) || attempt >= tries) throw translateError(error);
         const delay = Math.min(baseMs * 2 ** (attempt - 1), maxMs);
         const remaining = left();
         if (remaining !== undefined && remaining < delay + minAttemptMs) throw translateError(error);
@@ -76,19 +77,8 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
    * waits its turn with the same backoff, within the invocation's time. Refused for good, the transaction rolls back
    * by itself once unused for three minutes, holding its locks until then.
    */
-  const rollback = async (transactionId: string): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await send(new RollbackTransactionCommand({ ...arns, transactionId }));
-        return;
-      } catch (error) {
-        const delay = Math.min(baseMs * 2 ** (attempt - 1), maxMs);
-        const remaining = left();
-        if (!isTransactionBusy(error) || attempt >= tries || (remaining !== undefined && remaining < delay + minAttemptMs)) throw error;
-        await sleep(delay);
-      }
-    }
-  };
+  const rollback = (transactionId: string) =>
+    send(new RollbackTransactionCommand({ ...arns, transactionId }), (error) => isResuming(error) || isTransactionBusy(error));
 
   const run = async <Row>(text: string, params: readonly SqlValue[] = [], transactionId?: string): Promise<Row[]> => {
     if (hasMultipleStatements(text)) throw new Error("The Data API takes one SQL statement per call");
