@@ -17,6 +17,9 @@ export interface BlobRecord {
  */
 export const lockBlob = "pg_advisory_xact_lock(hashtextextended('blob:' || $1::text || '/' || $2::text, 0))";
 
+/** The blob's lock on its own, for a transaction that takes it before what it guards (`$1` appId, `$2` cid). */
+export const lockBlobStatement = `SELECT 1 AS locked FROM (SELECT ${lockBlob}) AS lock`;
+
 /**
  * Idempotent: the same bytes uploaded again under the same type keep their first row. True when this call inserted
  * the row. Taken under the blob's lock (lockBlob).

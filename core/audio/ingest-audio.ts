@@ -5,7 +5,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Sql } from "../sql/port";
 import { maxUploadBytes } from "../records/accepted-types";
 import { type BlobRef, blobRef } from "./blob-ref";
-import { type BlobRecord, lockBlob, recordBlob, referencedCids, unrecordBlob } from "./blob-records";
+import { type BlobRecord, lockBlobStatement, recordBlob, referencedCids, unrecordBlob } from "./blob-records";
 import { DomainError } from "../domain-error";
 import { assertAcceptedMimeType, scanAudio } from "./scan-audio";
 
@@ -85,6 +85,6 @@ export async function recordOrTakeBack(store: BlobStore, sql: Sql, key: string, 
  */
 const takeBackUnrecorded = (store: BlobStore, sql: Sql, key: string, { appId, cid }: BlobRecord) =>
   sql.transaction(async (tx) => {
-    await tx.query(`SELECT 1 AS locked FROM (SELECT ${lockBlob}) AS lock`, [appId, cid]);
+    await tx.query(lockBlobStatement, [appId, cid]);
     if ((await referencedCids(tx, appId, [cid])).size === 0) await store.delete(key);
   });

@@ -7,7 +7,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import { isRawCid } from "../blobs/raw-cid";
 import type { Sql } from "../sql/port";
 import { isAppId } from "../tenancy/app-id";
-import { lockBlob, referencedCids } from "./blob-records";
+import { lockBlobStatement, referencedCids } from "./blob-records";
 import { completionGraceSeconds, uploadWindowSeconds } from "./presigned-upload";
 
 export interface StoreJanitorOptions {
@@ -87,7 +87,7 @@ const collectUnreferenced = async (store: BlobStore, sql: Sql, batch: Candidate[
       if (referenced.has(cid)) continue;
       // Under the blob's lock, which an upload's insert of its row takes too (recordBlob): checked again, removed.
       const gone = await sql.transaction(async (tx) => {
-        await tx.query(`SELECT 1 AS locked FROM (SELECT ${lockBlob}) AS lock`, [appId, cid]);
+        await tx.query(lockBlobStatement, [appId, cid]);
         return store.collect(key, before, async () => (await referencedCids(tx, appId, [cid])).size === 0);
       });
       if (gone) removed += 1;
