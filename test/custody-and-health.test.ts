@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createFsBlobStore } from "../core/blobs/fs-blob-store";
 import type { SqlBackend } from "../core/sql/port";
 import { audioFixture } from "./support/audio-fixtures";
 import { backends } from "./support/databases";
@@ -78,6 +82,21 @@ describe("custody and health over the Node host", () => {
     const res = await svc.get("/health", { token: null });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ ok: true, records: "unavailable", blobs: "empty" });
+  });
+
+  it("/health never answers 500: a blob store that cannot be read reports blobs unavailable", async () => {
+    const work = await mkdtemp(path.join(tmpdir(), "health-blobs-"));
+    try {
+      // SVC_BLOB_DIR naming a file, not a directory: every read of the store fails.
+      const notADirectory = path.join(work, "blobs");
+      await writeFile(notADirectory, "not a directory");
+      svc = await startTestService({ driver: "node", sql: backends[0]!.open, blobs: createFsBlobStore(notADirectory) });
+      const res = await svc.get("/health", { token: null });
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ success: true, data: { ok: true, records: "empty", blobs: "unavailable" } });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   it("a record store that cannot be reached answers 503 SERVICE_UNAVAILABLE", async () => {

@@ -24,6 +24,7 @@ describe("dispatch mode (docs/decisions.md#dispatch-and-the-worker)", () => {
     ["SVC_PROCESSING_INLINE=true wins over every durable dispatcher in development", { SVC_PROCESSING_INLINE: "true", ...queue, ...tasks }, "inline"],
     ["and in test", { NODE_ENV: "test", SVC_PROCESSING_INLINE: "true", ...queue }, "inline"],
     ["in production a durable dispatcher wins over the inline flag", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true", ...queue }, "sqs"],
+    ["in production Cloud Tasks wins over the inline flag too", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true", ...tasks }, "tasks"],
     ["in production the inline flag alone still runs inline", { NODE_ENV: "production", SVC_PROCESSING_INLINE: "true" }, "inline"],
     ["PROCESSING_QUEUE_URL selects SQS", queue, "sqs"],
     ["the three task variables select Cloud Tasks, with the system token its tasks carry", tasks, "tasks"],

@@ -121,6 +121,7 @@ const rules: Rule[] = [
     expected: run("aws-transcribe"),
   },
   { rule: "a model pin on a stage without models is ignored (logged at warn level)", env: { SVC_DENOISER: "stub:fancy" }, stage: "denoise", expected: run("stub"), logs: "warn" },
+  { rule: "a tenant pin's model on a stage without models is ignored (logged at warn level)", env: { SVC_APP_DENOISERS: "alpha:stub:fancy" }, stage: "denoise", expected: run("stub"), logs: "warn" },
   { rule: "SVC_APP_STT_MODELS does not apply to other stages", env: { SVC_WAVEFORM: "stub", SVC_APP_STT_MODELS: "alpha:m" }, stage: "waveform", expected: run("stub") },
   {
     rule: "SVC_PROCESSING_STUB=true overrides every provider setting, API keys included",
