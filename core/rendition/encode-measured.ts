@@ -1,9 +1,10 @@
 /**
  * An encode in the upload's family whose output is measured as stored (probe-loudness.ts) while it is being written:
- * ffmpeg's tee muxer writes the file and streams the same packets, in Matroska, to a second ffmpeg that decodes and
- * measures them (and may write more from that decode: the mp3 rendition). The two run on two cores at once instead of
- * one after the other. Matroska carries the packets of every family so that they decode to exactly the stored file's
- * samples, except mp3: an mp3 file's LAME header trims the encoder's delay and padding, which a stream cannot carry.
+ * ffmpeg's tee muxer writes the file and streams the same packets, in Matroska (WAV for WAV, whose channel layout
+ * Matroska drops: probe-loudness.ts), to a second ffmpeg that decodes and measures them (and may write more from that
+ * decode: the mp3 rendition). The two run on two cores at once instead of one after the other. The stream carries
+ * the packets of every family so that they decode to exactly the stored file's samples, except mp3: an mp3 file's
+ * LAME header trims the encoder's delay and padding, which a stream cannot carry.
  * An mp3 output is therefore measured from the stored file once it is written. So is any output while this process's
  * other ffmpeg runs already fill the cores (several posts at once): a second run at once gains no time then, and the
  * switching between more runs than cores costs CPU that the busy machine does not have.
@@ -12,7 +13,7 @@ import { availableParallelism } from "node:os";
 import { PassThrough } from "node:stream";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
 import { audioOnly, codecAndFormat, familyEncodings } from "./family-encoding";
-import { type LoudnessProbe, probeLoudness } from "./probe-loudness";
+import { type LoudnessProbe, probeLoudness, streamedCopy } from "./probe-loudness";
 import { ffmpegRun, type RenditionContext } from "./rendition-context";
 import { ffmpegRunsInFlight, runFfmpeg } from "./run-ffmpeg";
 
@@ -50,7 +51,7 @@ export async function encodeMeasured(context: RenditionContext, encode: Measured
   const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
   const started = performance.now();
   const untimed = { ...context, signal, timings: undefined };
-  const encoding = runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...codec, "-f", "tee", `[f=${format}]${encode.file}|[f=matroska]pipe:1`], {
+  const encoding = runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...codec, "-f", "tee", `[f=${format}]${encode.file}|[f=${streamedCopy(encode.mimeType).muxer}]pipe:1`], {
     ...ffmpegRun(untimed, encode.step),
     stdoutTo: packets,
   });

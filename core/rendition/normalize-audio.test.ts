@@ -204,6 +204,30 @@ describe("normalize: uploads libopus would refuse as decoded", () => {
   );
 });
 
+describe("normalize: WAV layouts Matroska does not carry", () => {
+  const run = promisify(execFile);
+  // Streamed through Matroska, 3-channel PCM read back as 2.1 (its centre weighed as LFE, not at all) and quad as 4.0.
+  it.each([["3.0", 3], ["quad", 4]] as const)(
+    "a %s WAV upload is measured with its own channel layout: the stored file is on target and its figures are the meter's",
+    async (layout, channels) => {
+      const workDir = await mkdtemp(join(tmpdir(), "normalize-layout-"));
+      const file = join(workDir, "clip.wav");
+      const source = `aevalsrc=exprs='${speech.replaceAll(",", "\\,")}':c=${layout}:s=48000:d=4,volume=-20dB`;
+      await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", source, "-fflags", "+bitexact", "-c:a", "pcm_s16le", file]);
+      const original = await readFile(file);
+      await rm(workDir, { recursive: true, force: true });
+
+      const { status, data, stored } = await normalize(original, "audio/wav");
+      expect(status).toBe(200);
+      const output = await meterLoudness(stored);
+      expect(Math.abs(output.integratedLufs - targetOf(channels))).toBeLessThanOrEqual(1);
+      expect(output.truePeakDbtp).toBeLessThanOrEqual(-1);
+      expect(data.loudness.integratedLufs).toBeCloseTo(output.integratedLufs, 1);
+      expect(data.loudness.truePeakDbtp).toBeCloseTo(output.truePeakDbtp, 1);
+    },
+  );
+});
+
 describe("normalize: a target no attempt reaches", () => {
   let failing: RunningRendition;
   let failingDir: string;

@@ -3,7 +3,7 @@
  * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM and waveform.
  */
 import type { Readable } from "node:stream";
-import type { AcceptedMimeType } from "../records/accepted-types";
+import { acceptedAudioTypes, type AcceptedMimeType, type AudioFamily } from "../records/accepted-types";
 import { ffmpegInput, typedInput } from "./ffmpeg-input";
 import { type AnalysisPcm, analysisOutputs, pcmDurationMs } from "./pcm";
 import { type LoudnessReport, parseLoudnessReport } from "./loudness-report";
@@ -22,13 +22,22 @@ export interface LoudnessProbe extends LoudnessReport {
  */
 const shortestRangeMs = 3500;
 
+/**
+ * The container a streamed copy of the family's packets travels in (encode-measured.ts): Matroska carries every
+ * family's packets, but not the channel layout of PCM, which then reads back as ffmpeg's default for its count (3.0
+ * as 2.1, its centre weighed as LFE, that is not at all; quad as 4.0), and BS.1770 weighs channels by position. A WAV
+ * stream carries its layout in its header, and reads from a pipe to its end without the sizes a pipe cannot go back for.
+ */
+export const streamedCopy = (mimeType: AcceptedMimeType): { family: AudioFamily; muxer: string } =>
+  acceptedAudioTypes[mimeType] === "wav" ? { family: "wav", muxer: "wav" } : { family: "webm", muxer: "matroska" };
+
 const graph =
   "[0:a:0]asplit[meter][info];[meter]ebur128=peak=true:framelog=verbose,anullsink;[info]atrim=end_sample=1,ashowinfo,anullsink";
 
 /**
  * `input` is a file of audio of `mimeType`, or a stream of encoded audio (another ffmpeg's streamed copy of what it
- * writes, in Matroska: encode-measured.ts). `alsoOutputs` are further ffmpeg outputs written from the same decode
- * (the mp3 rendition beside normalize).
+ * writes, in the container `streamedCopy` names: encode-measured.ts). `alsoOutputs` are further ffmpeg outputs
+ * written from the same decode (the mp3 rendition beside normalize).
  */
 export async function probeLoudness(
   context: Pick<RenditionContext, "ffmpeg" | "signal" | "timings">,
@@ -39,7 +48,7 @@ export async function probeLoudness(
 ): Promise<LoudnessProbe> {
   const streamed = typeof input !== "string";
   const outputs = analysisOutputs();
-  const args = [...(streamed ? ffmpegInput("pipe:0", "webm") : typedInput(input, mimeType)), "-filter_complex", graph, ...outputs.args, ...alsoOutputs];
+  const args = [...(streamed ? ffmpegInput("pipe:0", streamedCopy(mimeType).family) : typedInput(input, mimeType)), "-filter_complex", graph, ...outputs.args, ...alsoOutputs];
   const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, args, {
     ...ffmpegRun(context, step),
     ...(streamed && { stdin: input }),
