@@ -2,7 +2,8 @@ import type { components } from "./generated/openapi.js";
 
 export type StageSettleEvent = components["schemas"]["StageSettleEvent"];
 export type WebhookEvent = StageSettleEvent & { eventId: string };
-export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+/** Any object with Fetch's `get(name)` (the global Headers, or another library's), or a plain record such as Node's. */
+export type WebhookHeaders = Pick<Headers, "get"> | Record<string, string | string[] | undefined>;
 
 export class WebhookVerificationError extends Error {
   override readonly name = "WebhookVerificationError";
@@ -18,8 +19,9 @@ export interface VerifyWebhookOptions {
 const encoder = new TextEncoder();
 
 const headerOf = (headers: WebhookHeaders, name: string): string | undefined => {
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  const found = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  // By shape, not instanceof: a framework's own Headers class (undici's copy, node-fetch's) is not the global one.
+  if (typeof headers.get === "function") return (headers as Pick<Headers, "get">).get(name) ?? undefined;
+  const found = Object.entries(headers as Record<string, string | string[] | undefined>).find(([key]) => key.toLowerCase() === name)?.[1];
   return Array.isArray(found) ? found[0] : found;
 };
 

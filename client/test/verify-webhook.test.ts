@@ -46,6 +46,17 @@ describe("verifyWebhook on real deliveries of the service", () => {
     });
   });
 
+  it("reads the headers of any object with Fetch's get(name), not only the global Headers class", async () => {
+    const hook = deliveries[0]!;
+    const copied = new Headers(only(hook.headers, "webhook-") as Record<string, string>);
+    class OtherHeaders {
+      get(name: string) {
+        return copied.get(name);
+      }
+    }
+    await expect(verifyWebhook(hook.body, new OtherHeaders(), secret)).resolves.toMatchObject({ eventId: hook.headers["webhook-id"] });
+  });
+
   it.each([
     ["a changed body", (body: Buffer) => Buffer.from(body.toString().replace("ready", "failed")), (h: IncomingHttpHeaders) => h],
     ["a wrong secret", (body: Buffer) => body, (h: IncomingHttpHeaders) => h, "another-secret-of-enough-length-0000000"],
