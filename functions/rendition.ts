@@ -9,6 +9,7 @@ import { createRecentEntries } from "../core/rendition/recent-entries";
 import { createPcmCache } from "../core/rendition/pcm-cache";
 import { parseRenditionConfig } from "../core/rendition/rendition-config";
 import { createRenditionService, type RenditionService } from "../core/rendition/rendition-service";
+import { removeStaleWorkspaces } from "../core/rendition/temp-workspace";
 import { loadSstConfig } from "../core/runtime/lambda/sst-config";
 
 /**
@@ -31,6 +32,10 @@ const renditionService = (): RenditionService => {
   return service;
 };
 
+// Once per container, before its first operation: the workspaces in /tmp of a run cut off mid-operation (its
+// timeout, out of memory) in this environment before are removed.
+let cleaned: Promise<unknown> | undefined;
+
 // The token arrives as an SST Config secret: fetched from SSM once per container, again after a failed fetch.
 let configured: Promise<void> | undefined;
 const loadConfig = () => (configured ??= loadSstConfig(processEnvironment()).catch((error) => ((configured = undefined), Promise.reject(error))));
@@ -40,6 +45,7 @@ export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGateway
   try {
     await loadConfig();
     serve = renditionService();
+    await (cleaned ??= removeStaleWorkspaces().catch(() => 0));
   } catch (error) {
     return couldNotStart(error);
   }

@@ -9,6 +9,7 @@ import { createPcmCache } from "./pcm-cache";
 import type { RenditionConfig } from "./rendition-config";
 import { createRenditionHttpServer } from "./rendition-http-server";
 import { createRenditionService } from "./rendition-service";
+import { removeStaleWorkspaces } from "./temp-workspace";
 
 export interface RunningRendition {
   url: string;
@@ -30,6 +31,9 @@ export async function startRendition(
   options: { host?: string; port?: number; store?: BlobStore } = {},
 ): Promise<RunningRendition> {
   const store = options.store ?? (await openBlobStore(config));
+  // Before it serves: a run killed mid-operation left its workspace (copies of its source and output) in the temp dir.
+  const stale = await removeStaleWorkspaces();
+  if (stale > 0) logger.info("removed the workspaces of runs that were killed mid-operation", { workspaces: stale });
   const ffmpeg = resolveFfmpegPath(config.ffmpegPath);
   const service = createRenditionService({ context: { store, ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() }, token: config.token, logger });
   const server = createRenditionHttpServer(service);

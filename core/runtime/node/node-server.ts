@@ -29,13 +29,17 @@ async function start() {
     if (created) logger.info("created the PGlite data directory", { dir: database.dir, ...created });
   }
 
-  const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }, { startStoreJanitor }] = await Promise.all([
+  const [{ loadRouteImpls }, { startEnrichmentWorkers }, { createNodeDeps }, { createNodeHost }, { startStoreJanitor }, { removeStaleWorkspaces }] = await Promise.all([
     import("./load-routes"),
     import("./enrichment-workers"),
     import("./node-deps"),
     import("./node-host"),
     import("./store-janitor-timer"),
+    import("../../rendition/temp-workspace"),
   ]);
+  // Before any pass runs: a host killed mid-operation (a local re-encode for a provider) left its workspace behind.
+  const stale = await removeStaleWorkspaces();
+  if (stale > 0) logger.info("removed the workspaces of runs that were killed mid-operation", { workspaces: stale });
   const deps = await createNodeDeps(config, logger);
   const server = createNodeHost(await loadRouteImpls(), deps);
   const workers = startEnrichmentWorkers(deps);
