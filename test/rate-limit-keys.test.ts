@@ -23,6 +23,16 @@ describe.each(edgeMatrix)("rate-limit keys over $name", ({ driver, sql }) => {
     expect(atBeta.headers.ratelimit).toMatch(/"actor";r=9\b/);
   });
 
+  it("an IPv6 client is keyed on its /64: another address of the same /64 gets no fresh playback budget", async () => {
+    // A host picks any interface id in its /64 (privacy addresses), so a per-address key is one the caller chooses.
+    const play = (ip: string) => svc.get("/api/v1/audio", { token: null, ip });
+    for (let i = 0; i < 60; i++) expect((await play(`2001:db8:7:7:${(i + 1).toString(16)}::1`)).status).toBe(400);
+    const refused = await play("2001:db8:7:7:ffff:ffff:ffff:fffe");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.ratelimit).toMatch(/"ip";r=0\b/);
+    expect((await play("2001:db8:7:8::1")).status).toBe(400);
+  });
+
   it("the replies list is rate limited: the 61st read in a minute by one actor is 429 RATE_LIMITED", async () => {
     const prompt = await createPost(svc, "replies-author");
     const replies = `/api/v1/posts/${prompt.uri.split("/").pop()}/replies`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientIp, normaliseIp } from "./client-ip";
+import { clientIp, normaliseIp, rateLimitAddress } from "./client-ip";
 
 const req = (xff: string | string[] | undefined, sourceIp = "10.0.0.1") => ({
   headers: xff === undefined ? {} : { "x-forwarded-for": xff },
@@ -52,5 +52,16 @@ describe("client IP", () => {
     expect(normaliseIp("::ffff:198.51.100.7")).toBe("198.51.100.7");
     expect(clientIp(req(undefined, "::ffff:203.0.113.9"), forwarded(0))).toBe("203.0.113.9");
     expect(clientIp(req("[2001:db8::7]:5000"), forwarded(1))).toBe("2001:db8::7");
+  });
+
+  it("the IP limiters key an IPv6 address on its /64, whatever its spelling, and an IPv4 address on itself", () => {
+    expect(rateLimitAddress("198.51.100.7")).toBe("198.51.100.7");
+    expect(rateLimitAddress("2001:db8:7:7:1234:5678:9abc:def0")).toBe("2001:db8:7:7::/64");
+    expect(rateLimitAddress("2001:0db8:0007:0007::1")).toBe("2001:db8:7:7::/64");
+    expect(rateLimitAddress("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(rateLimitAddress("::1")).toBe("0:0:0:0::/64");
+    expect(rateLimitAddress("64:ff9b::198.51.100.7")).toBe("64:ff9b:0:0::/64");
+    expect(rateLimitAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(rateLimitAddress("unknown")).toBe("unknown");
   });
 });

@@ -42,3 +42,27 @@ export const clientIp = (req: ClientIpRequest, opts: ClientIpOptions): string =>
   // A trusted proxy writes a well-formed address; anything else means a misconfigured hop count, so fall back.
   return isIP(picked) ? picked : source;
 };
+
+/** The eight 16-bit groups of an IPv6 address (`isIP` said 6), an embedded IPv4 tail and a zone id allowed. */
+const ipv6Groups = (ip: string): number[] => {
+  let text = ip.replace(/%.*$/, "");
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const part = (s: string) => (s === "" ? [] : s.split(":").map((g) => parseInt(g, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+};
+
+/**
+ * What the IP limiters count per: an IPv4 address as it is, an IPv6 address by its /64 (`2001:db8:7:7::/64`). A
+ * /64 is what a network hands one subscriber, and a host there picks any of its 2^64 interface ids (privacy
+ * addresses change daily, and a client may take a new one per request), so keyed per address the caller would choose
+ * its own key and never meet the limit.
+ */
+export const rateLimitAddress = (ip: string): string =>
+  isIP(ip) === 6 ? `${ipv6Groups(ip).slice(0, 4).map((g) => g.toString(16)).join(":")}::/64` : ip;

@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from "@middy/core";
+import { rateLimitAddress } from "../../rate-limit/client-ip";
 import { policyOf } from "../../rate-limit/policies";
 import { rateLimitHeaders } from "../../rate-limit/rate-limit-headers";
 import { refusalMessage } from "../../rate-limit/refusal-message";
@@ -16,6 +17,7 @@ import { windowClock } from "../../system-clock";
 const limitersOf = (call: RouteCall, cls = call.route.rateLimit): RateLimitRequest[] => {
   if (!cls) return [];
   const policies = call.deps.config.rateLimits;
+  const address = rateLimitAddress(call.clientIp);
   const caller = call.tenant
     ? call.actor
       ? (["actor", `${call.tenant.appId}:${call.actor}`] as const)
@@ -23,13 +25,13 @@ const limitersOf = (call: RouteCall, cls = call.route.rateLimit): RateLimitReque
         ? (["tenant", call.tenant.appId] as const)
         : undefined
     : call.route.auth === "anonymous"
-      ? (["ip", call.clientIp] as const)
+      ? (["ip", address] as const)
       : undefined;
   const aggregate = policyOf(policies, cls, "aggregate-ip");
   const own = caller && policyOf(policies, cls, caller[0]);
   return [
     ...(caller && own ? [{ name: caller[0], key: `${cls}:${caller[0]}:${caller[1]}`, limit: own.limit, windowMs: own.windowMs }] : []),
-    { name: "aggregate-ip", key: `${cls}:aggregate-ip:${call.clientIp}`, limit: aggregate.limit, windowMs: aggregate.windowMs },
+    { name: "aggregate-ip", key: `${cls}:aggregate-ip:${address}`, limit: aggregate.limit, windowMs: aggregate.windowMs },
   ];
 };
 
