@@ -2,6 +2,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { maxRequestBytes, type RenditionService } from "./rendition-service";
 
+/** The most of a body read and dropped: a request is a few KB of JSON; only a caller that is not ours sends more. */
+export const maxReadBytes = 64 * 1024;
+
 export function createRenditionHttpServer(handle: RenditionService): Server {
   // A caller that leaves before its body has arrived fails the read: there is no one to answer, and the process
   // serves on (an unhandled rejection here would end it).
@@ -18,9 +21,12 @@ async function serve(handle: RenditionService, incoming: IncomingMessage, outgoi
   let tooLarge = false;
   for await (const chunk of incoming) {
     size += (chunk as Buffer).length;
-    // Keep reading (and dropping) so the client gets the answer rather than a reset.
+    // Keep reading (and dropping) so the client gets the answer rather than a reset, up to a point.
     if (size > maxRequestBytes + 1) tooLarge = true;
     else chunks.push(chunk as Buffer);
+    // Leaving the loop destroys the request and its connection: the caller, unanswered, is no longer read for up
+    // to Node's five-minute request timeout, token or not. Its refusal is still logged (handle, below).
+    if (size > maxReadBytes) break;
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
