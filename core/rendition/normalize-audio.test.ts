@@ -179,18 +179,25 @@ describe("normalize: clips left as they are", () => {
   });
 });
 
+const run = promisify(execFile);
+/** A clip of ffmpeg's `lavfi` source, encoded with `codec` into a file named `name` (its extension sets the format). */
+const lavfiClip = async (source: string, codec: string[], name: string): Promise<Buffer> => {
+  const workDir = await mkdtemp(join(tmpdir(), "normalize-clip-"));
+  try {
+    const file = join(workDir, name);
+    await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", source, "-fflags", "+bitexact", ...codec, file]);
+    return await readFile(file);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+};
+
 describe("normalize: uploads libopus would refuse as decoded", () => {
-  const run = promisify(execFile);
   // ffmpeg's FLAC decoder labels 5 and 6 channels 5.0(side) and 5.1(side), layouts libopus refuses.
   it.each([["5.0(side)", 5, "5.0"], ["5.1(side)", 6, "5.1"]] as const)(
     "normalizes a %s FLAC-in-Ogg upload to Opus, keeping its %i channels",
     async (layout, channels, opusLayout) => {
-      const workDir = await mkdtemp(join(tmpdir(), "normalize-flac-"));
-      const file = join(workDir, "clip.ogg");
-      const source = `aevalsrc=exprs='0.3*sin(2*PI*200*t)':c=${layout}:s=48000:d=1`;
-      await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", source, "-fflags", "+bitexact", "-c:a", "flac", "-f", "ogg", file]);
-      const original = await readFile(file);
-      await rm(workDir, { recursive: true, force: true });
+      const original = await lavfiClip(`aevalsrc=exprs='0.3*sin(2*PI*200*t)':c=${layout}:s=48000:d=1`, ["-c:a", "flac", "-f", "ogg"], "clip.ogg");
 
       const { status, data, stored } = await normalize(original, "audio/ogg");
       expect(status).toBe(200);
@@ -205,17 +212,12 @@ describe("normalize: uploads libopus would refuse as decoded", () => {
 });
 
 describe("normalize: WAV layouts Matroska does not carry", () => {
-  const run = promisify(execFile);
   // Streamed through Matroska, 3-channel PCM read back as 2.1 (its centre weighed as LFE, not at all) and quad as 4.0.
   it.each([["3.0", 3], ["quad", 4]] as const)(
     "a %s WAV upload is measured with its own channel layout: the stored file is on target and its figures are the meter's",
     async (layout, channels) => {
-      const workDir = await mkdtemp(join(tmpdir(), "normalize-layout-"));
-      const file = join(workDir, "clip.wav");
       const source = `aevalsrc=exprs='${speech.replaceAll(",", "\\,")}':c=${layout}:s=48000:d=4,volume=-20dB`;
-      await run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", source, "-fflags", "+bitexact", "-c:a", "pcm_s16le", file]);
-      const original = await readFile(file);
-      await rm(workDir, { recursive: true, force: true });
+      const original = await lavfiClip(source, ["-c:a", "pcm_s16le"], "clip.wav");
 
       const { status, data, stored } = await normalize(original, "audio/wav");
       expect(status).toBe(200);
