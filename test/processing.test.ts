@@ -324,5 +324,28 @@ describe.each(serviceMatrix)("processing requests over $name", ({ driver, sql })
       );
       expect(outcomes.map((row) => row.outcome)).toEqual(Array(5).fill("delivered"));
     });
+
+    it("a PATCH of a skipped stage settles it skipped again: a later updatedAt and a new webhook, while the stage it does not name keeps its own", async () => {
+      const blob = await seedAudio(svc.deps, "alpha");
+      const created = await svc.post("/api/v1/posts", { actor: "sk-2", json: audioPost(blob, { transcribe: true, waveform: true }) });
+      const postId = created.json.data.postId as string;
+      const before = (await svc.get(`/api/v1/posts/${postId}`)).json.data.processing;
+      const patched = await svc.call("PATCH", `/api/v1/posts/${postId}`, { actor: "sk-2", json: { processing: { waveform: true } } });
+      expect(patched.status).toBe(202);
+      const after = patched.json.data.processing;
+      expect(after.waveform).toMatchObject({ status: "skipped", reason: "dispatch_off" });
+      expect(Date.parse(after.waveform.updatedAt)).toBeGreaterThan(Date.parse(before.waveform.updatedAt));
+      expect(after.transcribe).toEqual(before.transcribe);
+      await svc.deps.enrichment.drain();
+      const hooks = receiver.received.filter((h) => h.json.postId === postId);
+      expect(hooks.map((h) => `${h.json.stage}:${h.json.status}:${h.json.occurredAt}`).sort()).toEqual(
+        [
+          `transcribe:skipped:${before.transcribe.updatedAt}`,
+          `waveform:skipped:${before.waveform.updatedAt}`,
+          `waveform:skipped:${after.waveform.updatedAt}`,
+        ].sort(),
+      );
+      expect(new Set(hooks.map((h) => h.headers["x-svc-event-id"])).size).toBe(3);
+    });
   });
 });

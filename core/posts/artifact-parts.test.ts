@@ -82,8 +82,9 @@ describe.each(backends)("artifacts read in parts on $name", (backend) => {
     expect(post?.waveform).toEqual(waveform);
     expect(post?.transcript).toEqual(transcriptOf(1000));
     // The post's statement, then one per 16 parts of the waveform (the transcript went with the post's: the budget
-    // is for both together, so neither travels inline here and each is read on its own).
-    expect(sql.statements).toBe(1 + Math.ceil(bytes / partBytes / partsPerRead) + 1);
+    // is for both together, so neither travels inline here and each is read on its own), then the post's stage states
+    // again (unchanged: no settle wrote in between).
+    expect(sql.statements).toBe(1 + Math.ceil(bytes / partBytes / partsPerRead) + 1 + 1);
   });
 
   it("a list page carries its posts' artifacts, large ones read after it", async () => {
@@ -114,5 +115,30 @@ describe.each(backends)("artifacts read in parts on $name", (backend) => {
     const post = await findPost(sql, appId, rkey);
     expect(replaced).toBe(true);
     expect(post?.waveform).toEqual(second);
+  });
+
+  it.each(["findPost", "listPosts"])("a rerun settled between a post's statement and its large artifact's is never paired with the post's older bytes (%s): the post is read again whole", async (read) => {
+    const old = waveformOf(160_000, 5);
+    const recomputed = waveformOf(160_000, 6);
+    const rkey = await addPost({ waveform: old });
+    const at = Date.UTC(2026, 10, 2);
+    await db.query("UPDATE post_enrichment SET audio_cid = 'bafkold', audio_mime_type = 'audio/wav', audio_size = 100 WHERE app_id = $1 AND rkey = $2", [appId, rkey]);
+    await db.query("INSERT INTO post_stages (app_id, rkey, stage, status, updated_at) VALUES ($1, $2, 'trim', 'ready', $3), ($1, $2, 'waveform', 'ready', $3)", [appId, rkey, new Date(at).toISOString()]);
+    let settled = false;
+    const sql = counting(db, async (text) => {
+      // Once the post's own statement has run, before its waveform's first: a trim rerun's new bytes and their waveform.
+      if (text.includes("md5(") && !settled) {
+        settled = true;
+        await db.transaction(async (tx) => {
+          await tx.query("UPDATE post_enrichment SET audio_cid = 'bafknew', audio_size = 90, waveform = $3::json WHERE app_id = $1 AND rkey = $2", [appId, rkey, JSON.stringify(recomputed)]);
+          await tx.query("UPDATE post_stages SET updated_at = $3 WHERE app_id = $1 AND rkey = $2", [appId, rkey, new Date(at + 1000).toISOString()]);
+        });
+      }
+    });
+    const post = read === "findPost" ? await findPost(sql, appId, rkey) : (await listPosts(sql, appId, { kind: "own", authorId: "alice" }, undefined, 1)).items[0];
+    expect(settled).toBe(true);
+    expect(post?.rkey).toBe(rkey);
+    expect({ cid: post?.variant?.cid, size: post?.variant?.size, trimAt: post?.processing?.trim?.updatedAt }).toEqual({ cid: "bafknew", size: 90, trimAt: new Date(at + 1000).toISOString() });
+    expect(post?.waveform).toEqual(recomputed);
   });
 });

@@ -5,7 +5,8 @@ import type { Loudness } from "../records/loudness";
 import type { PostRecord } from "../records/post-schema";
 import type { TranscriptRecord } from "../records/transcript-record";
 import type { Sql } from "../sql/port";
-import { ArtifactParts, artifactBodies, partRows, readLargeArtifact, type ArtifactName } from "./artifact-parts";
+import { orderedText, type OrderedRead } from "../sql/first-read";
+import { ArtifactParts, artifactBodies, partOrder, partRows, readLargeArtifact, type ArtifactName } from "./artifact-parts";
 
 /** A post as the store reads it: the record, its CID, and the facets derived from it. */
 export interface PostRow {
@@ -28,6 +29,10 @@ export interface PostRow {
   loudness: Loudness | null;
 }
 
+/** The stage states of post `p`. Every settle moves a stage's time on, and every artifact is written by a settle. */
+const stageStates = `(SELECT json_object_agg(s.stage, json_build_object('status', s.status, 'updatedAt', s.updated_at, 'reason', s.reason))
+     FROM post_stages s WHERE s.app_id = p.app_id AND s.rkey = p.rkey)`;
+
 /**
  * The columns every post read selects (`p` is posts, `b` the embedded blob's row, `e` the enrichment row, `t` the
  * transcript, `art` the artifacts' bytes), and their mapping. Stage states are aggregated per row, so a page is
@@ -35,9 +40,7 @@ export interface PostRow {
  */
 export const postColumns = `p.rkey, p.record, p.cid, p.author_id, p.author_did, p.kind, p.root_author_id, p.branch_author_id,
   b.duration_ms, e.audio_cid, e.audio_mime_type, e.audio_size::integer AS audio_size, e.audio_duration_ms, e.loudness,
-  art.transcript AS transcript_body, art.waveform AS waveform_body,
-  (SELECT json_object_agg(s.stage, json_build_object('status', s.status, 'updatedAt', s.updated_at, 'reason', s.reason))
-     FROM post_stages s WHERE s.app_id = p.app_id AND s.rkey = p.rkey) AS processing`;
+  art.transcript AS transcript_body, art.waveform AS waveform_body, ${stageStates} AS processing`;
 
 export const blobJoin = `LEFT JOIN blobs b ON b.app_id = p.app_id AND b.cid = p.embed_cid
   AND b.mime_type = p.record #>> '{embed,audio,mimeType}'
@@ -109,12 +112,19 @@ const toPostRow = (r: Record<string, unknown>, artifacts: Partial<Record<Artifac
   loudness: (r.loudness as Loudness | null) ?? null,
 });
 
-/**
- * The posts of a read's rows (`postRows`, in post order, each post's parts after it), with any artifact too large
- * to travel inline read after, in statements of its own. Posts past `max` are dropped before any such read.
- */
-export const readPostRows = async (sql: Sql, appId: string, rows: Record<string, unknown>[], max = Infinity): Promise<PostRow[]> => {
-  const posts: { row: Record<string, unknown>; parts: ArtifactParts }[] = [];
+/** One post's read ($1 the tenant, $2 the post's rkey): its own row first, then its parts. */
+export const findPostRead = (appId: string, rkey: string): OrderedRead => ({
+  text: `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
+         ${postRows("post")}`,
+  params: [appId, rkey],
+  orderBy: partOrder,
+});
+
+type ReadPost = { row: Record<string, unknown>; parts: ArtifactParts };
+
+/** A read's rows (`postRows`, in post order, each post's parts after it), a post each. */
+const byPost = (rows: Record<string, unknown>[]): ReadPost[] => {
+  const posts: ReadPost[] = [];
   for (const r of rows) {
     if (Number(r.part_no) === 0) {
       const bytes = { transcript: Number(r.transcript_bytes ?? 0), waveform: Number(r.waveform_bytes ?? 0) };
@@ -123,11 +133,37 @@ export const readPostRows = async (sql: Sql, appId: string, rows: Record<string,
       posts.at(-1)!.parts.add(r.part_of as ArtifactName, r.part as Uint8Array);
     }
   }
+  return posts;
+};
+
+/**
+ * The posts of a read's rows (`postRows`, in post order, each post's parts after it), with any artifact too large
+ * to travel inline read after, in statements of its own. Posts past `max` are dropped before any such read.
+ */
+export const readPostRows = async (sql: Sql, appId: string, rows: Record<string, unknown>[], max = Infinity): Promise<PostRow[]> => {
   const read: PostRow[] = [];
-  for (const { row, parts } of posts.slice(0, max)) {
-    const { values, missing } = parts.settle();
-    for (const { name } of missing) values[name] = await readLargeArtifact(sql, appId, row.rkey as string, name);
-    read.push(toPostRow(row, values));
-  }
+  for (const post of byPost(rows).slice(0, max)) read.push(await withLargeArtifacts(sql, appId, post));
   return read;
+};
+
+const sameStates = (a: unknown, b: unknown) => JSON.stringify(toStageStates(a)) === JSON.stringify(toStageStates(b));
+
+/**
+ * A post with its artifacts, reading those too large to travel with it. Read in statements after the post's, they
+ * may come from a settle committed in between (a rerun's new bytes, their transcript and waveform), which must never
+ * be shown with the post's older bytes and stage states: the stage states are read once more after them, and when
+ * they moved (a settle wrote since), the post is read again whole.
+ */
+const withLargeArtifacts = async (sql: Sql, appId: string, first: ReadPost): Promise<PostRow> => {
+  const rkey = first.row.rkey as string;
+  for (let post: ReadPost | undefined = first, tries = 0; post && tries < 3; tries++) {
+    const { values, missing } = post.parts.settle();
+    if (missing.length === 0) return toPostRow(post.row, values);
+    for (const { name } of missing) values[name] = await readLargeArtifact(sql, appId, rkey, name);
+    const [now] = await sql.query(`SELECT ${stageStates} AS processing FROM posts p WHERE p.app_id = $1 AND p.rkey = $2`, [appId, rkey]);
+    if (sameStates(now?.processing, post.row.processing)) return toPostRow(post.row, values);
+    const again = findPostRead(appId, rkey);
+    [post] = byPost(await sql.query(orderedText(again), again.params));
+  }
+  throw new Error(`the post ${appId}/${rkey} kept changing while its artifacts were read`);
 };

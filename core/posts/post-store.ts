@@ -1,17 +1,9 @@
-import { firstRead, orderedText, type OrderedRead } from "../sql/first-read";
+import { firstRead, orderedText } from "../sql/first-read";
 import type { Sql } from "../sql/port";
 import { placeholders } from "../sql/placeholders";
 import { partBytes } from "../sql/json-parts";
 import { inlinedBytes, partOrder } from "./artifact-parts";
-import { blobJoin, postColumns, postRows, postTextColumns, readPostRows, type PostRow } from "./post-row";
-
-/** findPost's read ($1 the tenant, $2 the post's rkey): each post's own row first, then its parts. */
-const findPostRead = (appId: string, rkey: string): OrderedRead => ({
-  text: `WITH post AS MATERIALIZED (SELECT ${postColumns} FROM posts p ${blobJoin} WHERE p.app_id = $1 AND p.rkey = $2)
-         ${postRows("post")}`,
-  params: [appId, rkey],
-  orderBy: partOrder,
-});
+import { blobJoin, findPostRead, postColumns, postRows, postTextColumns, readPostRows, type PostRow } from "./post-row";
 
 /** findPost's statement on its own, without a rate-limit take; the HTTP benchmark's floor server runs it too. */
 export const findPostStatement = orderedText(findPostRead("", ""));
