@@ -108,6 +108,26 @@ describe.each(serviceMatrix)("audio over $name", ({ driver, sql }) => {
     expect(res3.json.error.code).toBe("VALIDATION_ERROR");
   });
 
+  it("an epilogue of 64 KiB after the close delimiter is ignored and one of 1 MiB is 400 VALIDATION_ERROR storing nothing, on every driver", async () => {
+    const wav = (await audioFixture("audio/wav")).bytes;
+    const { body, contentType } = await multipartBody([{ name: "file", bytes: wav, type: "audio/wav" }]);
+    const ignored = await svc.post("/api/v1/audio/upload", { actor: "u-epilogue", body: Buffer.concat([body, Buffer.alloc(64 * 1024, "e")]), headers: { "content-type": contentType } });
+    expect(ignored.status).toBe(201);
+    // Other bytes (a new CID), so that a wrongly accepted upload would store a blob of its own.
+    const other = Buffer.from(wav);
+    other.writeUInt8(other.readUInt8(other.length - 1) ^ 1, other.length - 1);
+    const second = await multipartBody([{ name: "file", bytes: other, type: "audio/wav" }]);
+    const before = await storedBlobs();
+    const refused = await svc.post("/api/v1/audio/upload", {
+      actor: "u-epilogue",
+      body: Buffer.concat([second.body, Buffer.alloc(1 << 20, "e")]),
+      headers: { "content-type": second.contentType },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.code).toBe("VALIDATION_ERROR");
+    expect(await storedBlobs()).toBe(before);
+  });
+
   it("an upload needs the acting actor", async () => {
     const { body, contentType } = await multipartBody([{ name: "file", bytes: (await audioFixture("audio/wav")).bytes, type: "audio/wav" }]);
     const res = await svc.post("/api/v1/audio/upload", { body, headers: { "content-type": contentType } });

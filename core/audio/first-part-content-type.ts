@@ -12,6 +12,8 @@ export interface ContentTypeTap {
   watch(chunk: Buffer): boolean;
   /** The first part's Content-Type header value as sent (trimmed), null when it has none, undefined when not yet seen. */
   contentType(): string | null | undefined;
+  /** Where the first part's data starts in the body (just past its header's blank line); undefined when not yet seen. */
+  dataStart(): number | undefined;
 }
 
 export function boundaryOf(contentType: string): string | undefined {
@@ -21,6 +23,11 @@ export function boundaryOf(contentType: string): string | undefined {
 
 /** The raw Content-Type of the first part in `head`, null if that part has none, undefined if its header is incomplete. */
 export function firstPartContentType(head: Buffer, boundary: string): string | null | undefined {
+  return firstPartHead(head, boundary)?.contentType;
+}
+
+/** The first part's raw Content-Type and the offset its data starts at, undefined while its header is incomplete. */
+function firstPartHead(head: Buffer, boundary: string): { contentType: string | null; dataStart: number } | undefined {
   const text = head.toString("latin1");
   const delimiter = `--${boundary}`;
   const at = text.startsWith(delimiter) ? 0 : text.indexOf(`\r\n${delimiter}`);
@@ -30,26 +37,29 @@ export function firstPartContentType(head: Buffer, boundary: string): string | n
   const headerEnd = text.indexOf("\r\n\r\n", lineEnd);
   const headers = headerEnd === lineEnd ? "" : headerEnd < 0 ? undefined : text.slice(lineEnd + 2, headerEnd);
   if (headers === undefined) return undefined;
+  // The part's data follows the blank line that ends its header.
+  const dataStart = headerEnd + 4;
   // A header folded over lines (a line break before a space or tab) is one value, as busboy reads it: unfolded, a
   // parameter on the next line still counts against the exact type.
   for (const line of headers.replace(/\r\n(?=[ \t])/g, "").split("\r\n")) {
     const colon = line.indexOf(":");
-    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === "content-type") return line.slice(colon + 1).trim();
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === "content-type") return { contentType: line.slice(colon + 1).trim(), dataStart };
   }
-  return null;
+  return { contentType: null, dataStart };
 }
 
 export function tapFirstPartContentType(boundary: string): ContentTypeTap {
   let head: Buffer | undefined = Buffer.alloc(0);
-  let found: string | null | undefined;
+  let found: ReturnType<typeof firstPartHead>;
   return {
     watch(chunk) {
       if (!head) return true;
       head = Buffer.concat([head, chunk]);
-      found = firstPartContentType(head, boundary);
+      found = firstPartHead(head, boundary);
       if (found !== undefined || head.length > scanLimitBytes) head = undefined;
       return head === undefined;
     },
-    contentType: () => found,
+    contentType: () => found?.contentType,
+    dataStart: () => found?.dataStart,
   };
 }

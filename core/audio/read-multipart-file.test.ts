@@ -161,6 +161,20 @@ describe("reading the multipart file part", () => {
       }
     });
 
+    it("an epilogue is counted from the close delimiter however it arrives: 64 KiB is ignored and one byte more refused, in the file's own packet too (a Lambda body is one piece)", async () => {
+      const body = bodyOf(`${close}\r\n`);
+      const epilogue = (size: number) => Buffer.alloc(size, "e");
+      for (const readPause of [0, 10]) {
+        for (const size of [64 * 1024, 64 * 1024 + 1, 1 << 20]) {
+          const whole = Buffer.concat([body, epilogue(size)]);
+          const expected = size <= 64 * 1024 ? "whole" : "VALIDATION_ERROR";
+          expect(await outcome([whole], readPause), `${size} bytes in one piece`).toBe(expected);
+          const mid = body.length + 1000;
+          expect(await outcome([whole.subarray(0, mid), whole.subarray(mid)], readPause), `${size} bytes cut inside the epilogue`).toBe(expected);
+        }
+      }
+    });
+
     it("a body cut short before its close delimiter is VALIDATION_ERROR, wherever it is cut", async () => {
       for (const readPause of [0, 10]) {
         const body = bodyOf(close);

@@ -30,6 +30,7 @@ const isPartAFile = (name: string | undefined, contentType: string | undefined, 
 
 /** What a body may carry after its file part: its close delimiter and an epilogue that is ignored (RFC 2046 §5.1.1). */
 const maxTrailingBytes = 64 * 1024;
+const tooMuchAfterFile = () => validationError(`more than ${maxTrailingBytes} bytes after the file part: ${onePart}`);
 
 /** Longer part headers are cut off: well inside the 64 KiB the first part's raw Content-Type is looked for in. */
 const maxPartHeaderBytes = 16 * 1024;
@@ -63,13 +64,22 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     let failed = false;
     let bodyEnded = false;
     let fileEnded = false;
+    // Bytes given to the parser, and bytes of the file part: the epilogue is their difference less the part's header
+    // and the close delimiter with its CRLF, however the body was cut into chunks (a Lambda's is one).
+    let fed = 0;
+    let fileBytes = 0;
+    const bytesAfterFile = () => {
+      const dataStart = tap.dataStart();
+      return dataStart === undefined ? 0 : fed - (dataStart + fileBytes + `\r\n--${boundary}--\r\n`.length);
+    };
 
     const watch = (chunk: Buffer) => {
       if (tap.watch(chunk)) body.off("data", watch);
     };
     const finish = () => {
       if (failed || !out || out.writableEnded) return;
-      out.end();
+      if (bytesAfterFile() > maxTrailingBytes) fail(tooMuchAfterFile());
+      else out.end();
     };
     // Once the body has ended, the parser has been given every byte, and by the next turn it has reported any second
     // part or a body cut short. It may never finish, though: busboy skips a part that is not form-data, and a skipped
@@ -109,6 +119,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       // consumers still see it, as the stream's `errored` state, through pipeline or async iteration.
       out.on("error", () => undefined);
       file.on("limit", () => fail(fileTooLarge(maxBytes)));
+      file.on("data", (chunk: Buffer) => (fileBytes += chunk.length));
       file.on("end", () => {
         fileEnded = true;
         if (!failed) body.resume();
@@ -136,10 +147,10 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     // Fed by hand, not piped: the parser's backpressure holds the body while the file part streams, and no longer
     // once it has ended, when what follows is an epilogue (at most `maxTrailingBytes`, held by a parser that never
     // calls back) or a second part (refused as soon as it starts).
-    let trailing = 0;
     const feed = (chunk: Buffer) => {
-      if (fileEnded && (trailing += chunk.length) > maxTrailingBytes) {
-        fail(validationError(`more than ${maxTrailingBytes} bytes after the file part: ${onePart}`));
+      fed += chunk.length;
+      if (fileEnded && bytesAfterFile() > maxTrailingBytes) {
+        fail(tooMuchAfterFile());
         return;
       }
       if (!parser.write(chunk) && !fileEnded) {
