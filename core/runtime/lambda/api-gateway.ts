@@ -5,7 +5,9 @@ import type { HttpRequest, HttpResponse } from "../../http-message/http-message"
 /** An API Gateway HTTP API (payload v2) event as a runtime-neutral request. */
 export const fromApiGatewayEvent = (event: APIGatewayProxyEventV2): HttpRequest => {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  // A field value's leading and trailing spaces and tabs are not part of it (RFC 9110 §5.5); Node's parser drops
+  // them, so the same request reads the same on either host (an actor "  bob  " is bob).
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value.replace(/^[ \t]+|[ \t]+$/g, "");
   if (event.cookies?.length) headers.cookie = event.cookies.join("; ");
   const body = event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? "base64" : "utf8");
   return {
