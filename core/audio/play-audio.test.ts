@@ -57,13 +57,15 @@ interface Setup {
   url: string;
 }
 
-const setUp = async (store: BlobStore): Promise<Setup> => {
-  const db = await openBlobDatabase();
-  const bytes = (await audioFixture("audio/ogg")).bytes;
-  const { key, blob } = await ingestAudio({ store, sql: db.sql, appId, mimeType: "audio/ogg", source: Readable.from([bytes]) });
+/** An upload of the fixture of `mimeType` into the setup's store and database, signed. */
+const uploadInto = async ({ store, db }: Pick<Setup, "store" | "db">, mimeType: "audio/ogg" | "audio/mpeg"): Promise<Setup> => {
+  const bytes = (await audioFixture(mimeType)).bytes;
+  const { key, blob } = await ingestAudio({ store, sql: db.sql, appId, mimeType, source: Readable.from([bytes]) });
   const url = signPlaybackUrl({ baseUrl: "https://svc.example", key, secret, now: signedAt });
   return { store, db, bytes, key, cid: blob.ref.$link, url };
 };
+
+const setUp = async (store: BlobStore): Promise<Setup> => uploadInto({ store, db: await openBlobDatabase() }, "audio/ogg");
 
 const play = (
   s: Setup,
@@ -195,6 +197,16 @@ describe("playback from the filesystem store", () => {
     expect(response.headers["Cache-Control"]).toBe("private, max-age=3540");
     expect((await bodyOf(response))!.equals(mp3)).toBe(true);
     await expectNotModified(s, `"${s.cid}.mp3"`, (q) => q.set("format", "mp3"));
+  });
+
+  it("format=mp3 of an mp3 upload serves the upload itself, its own rendition, with no rendition service and nothing built", async () => {
+    const mp3 = await uploadInto(s, "audio/mpeg");
+    const response = await play(mp3, { edit: (q) => q.set("format", "mp3") });
+    expect(response.status).toBe(200);
+    expect(response.headers["Content-Type"]).toBe("audio/mpeg");
+    expect(response.headers.ETag).toBe(`"${mp3.cid}.mp3"`);
+    expect((await bodyOf(response))!.equals(mp3.bytes)).toBe(true);
+    expect(await s.store.stat(renditionKey(mp3.key, "mp3"))).toBeNull();
   });
 
   it("a correctly signed path to a blob the tenant never uploaded is 404", async () => {

@@ -42,17 +42,20 @@ function parseFormat(query: URLSearchParams): PlaybackFormat | undefined {
 
 /**
  * The signature is checked before `format`, so an unsigned caller learns nothing. With `format=mp3` an existing
- * rendition is served; a miss is built when the rendition service is configured, and is 404 when it is not.
+ * rendition is served (an mp3 upload's is the upload); a miss is built when the rendition service is configured, and
+ * is 404 when it is not.
  */
 export async function playAudio({ store, sql, secret, query, method, range, ifNoneMatch, ifRange, now, renditions }: PlayAudioOptions): Promise<HttpResponse> {
   const playback = verifyPlayback(query, secret, now);
   const format = parseFormat(query);
   const blob = await findBlob(sql, playback.appId, playback.cid);
   if (!blob) throw new DomainError("NOT_FOUND", "audio not found");
+  // An mp3 upload is its own mp3 rendition (a render copies it): its bytes are served, with the rendition's tag.
+  const ownRendition = format === "mp3" && blob.mimeType === "audio/mpeg";
   const target = format
-    ? { key: renditionKey(playback.key, format), mimeType: "audio/mpeg", etag: `"${playback.cid}.${format}"` }
+    ? { key: ownRendition ? playback.key : renditionKey(playback.key, format), mimeType: "audio/mpeg", etag: `"${playback.cid}.${format}"` }
     : { key: playback.key, mimeType: blob.mimeType, etag: `"${playback.cid}"` };
-  if (format && !(await store.stat(target.key))) {
+  if (format && !ownRendition && !(await store.stat(target.key))) {
     if (!renditions) throw new DomainError("NOT_FOUND", "no mp3 rendition of this audio, and no rendition service is configured to build one");
     if (isAcceptedMimeType(blob.mimeType)) await buildRendition(renditions, { appId: playback.appId, cid: playback.cid, mimeType: blob.mimeType });
   }
