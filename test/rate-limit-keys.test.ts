@@ -33,6 +33,16 @@ describe.each(edgeMatrix)("rate-limit keys over $name", ({ driver, sql }) => {
     expect((await play("2001:db8:7:8::1")).status).toBe(400);
   });
 
+  it("an IPv4-mapped IPv6 client is keyed on its IPv4 address in any spelling: it shares that address's budget and no other's", async () => {
+    const play = (ip: string) => svc.get("/api/v1/audio", { token: null, ip });
+    const spellings = ["::ffff:198.51.100.61", "0:0:0:0:0:ffff:198.51.100.61", "::ffff:c633:643d", "[0::FFFF:C633:643D]:443"];
+    for (let i = 0; i < 60; i++) expect((await play(i < 56 ? "198.51.100.61" : spellings[i - 56]!)).status).toBe(400);
+    for (const spelling of spellings) expect((await play(spelling)).headers.ratelimit).toMatch(/"ip";r=0\b/);
+    // Another IPv4 client in the expanded and hex spellings has a budget of its own.
+    expect((await play("0:0:0:0:0:ffff:198.51.100.62")).headers.ratelimit).toMatch(/"ip";r=59\b/);
+    expect((await play("::ffff:c633:643f")).headers.ratelimit).toMatch(/"ip";r=59\b/);
+  });
+
   it("the replies list is rate limited: the 61st read in a minute by one actor is 429 RATE_LIMITED", async () => {
     const prompt = await createPost(svc, "replies-author");
     const replies = `/api/v1/posts/${prompt.uri.split("/").pop()}/replies`;

@@ -54,6 +54,18 @@ describe("client IP", () => {
     expect(clientIp(req("[2001:db8::7]:5000"), forwarded(1))).toBe("2001:db8::7");
   });
 
+  it("an IPv4-mapped IPv6 address becomes its IPv4 address in any spelling, never the /64 every mapped address shares", () => {
+    for (const spelling of ["::ffff:198.51.100.7", "::FFFF:198.51.100.7", "0:0:0:0:0:ffff:198.51.100.7", "::ffff:c633:6407", "0:0::ffff:C633:6407", "[::ffff:c633:6407]:443"]) {
+      expect(normaliseIp(spelling)).toBe("198.51.100.7");
+      expect(rateLimitAddress(normaliseIp(spelling))).toBe("198.51.100.7");
+    }
+    expect(clientIp(req("0:0:0:0:0:ffff:203.0.113.9"), forwarded(1))).toBe("203.0.113.9");
+    expect(clientIp(req(undefined, "::ffff:cb00:7109"), forwarded(0))).toBe("203.0.113.9");
+    // Not mapped: an ordinary IPv6 address with ffff in it stays IPv6.
+    expect(normaliseIp("1::ffff:c633:6407")).toBe("1::ffff:c633:6407");
+    expect(normaliseIp("::fffe:c633:6407")).toBe("::fffe:c633:6407");
+  });
+
   it("the IP limiters key an IPv6 address on its /64, whatever its spelling, and an IPv4 address on itself", () => {
     expect(rateLimitAddress("198.51.100.7")).toBe("198.51.100.7");
     expect(rateLimitAddress("2001:db8:7:7:1234:5678:9abc:def0")).toBe("2001:db8:7:7::/64");

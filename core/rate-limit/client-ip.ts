@@ -12,15 +12,39 @@ export interface ClientIpRequest {
   sourceIp: string;
 }
 
-/** Strips quotes, IPv6 brackets and ports, and turns IPv4-mapped IPv6 (`::ffff:1.2.3.4`) into IPv4. */
+/** The eight 16-bit groups of an IPv6 address (`isIP` said 6), an embedded IPv4 tail and a zone id allowed. */
+const ipv6Groups = (ip: string): number[] => {
+  let text = ip.replace(/%.*$/, "");
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const part = (s: string) => (s === "" ? [] : s.split(":").map((g) => parseInt(g, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+};
+
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`) carries, in whichever spelling; else undefined. */
+const mappedIpv4 = (ip: string): string | undefined => {
+  const [a, b, c, d, e, f, g, h] = ipv6Groups(ip) as [number, number, number, number, number, number, number, number];
+  if (a || b || c || d || e || f !== 0xffff) return undefined;
+  return [g >> 8, g & 255, h >> 8, h & 255].join(".");
+};
+
+/**
+ * Strips quotes, IPv6 brackets and ports, and turns IPv4-mapped IPv6 into IPv4 however it is spelt (`::ffff:1.2.3.4`,
+ * `0:0:0:0:0:ffff:1.2.3.4`, `::ffff:102:304`): left IPv6, every mapped address would share the one /64 they are in.
+ */
 export const normaliseIp = (raw: string): string => {
   let s = raw.trim().replace(/^"(.*)"$/, "$1");
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
   if (bracketed) s = bracketed[1]!;
   else if (/^[^:]+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":")); // IPv4 or name with a port; bare IPv6 has several colons
   s = s.toLowerCase();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
-  return mapped ? mapped[1]! : s;
+  return (isIP(s) === 6 && mappedIpv4(s)) || s;
 };
 
 const forwardedFor = (value: string | readonly string[] | undefined): string[] =>
@@ -41,21 +65,6 @@ export const clientIp = (req: ClientIpRequest, opts: ClientIpOptions): string =>
   const picked = normaliseIp(addresses[Math.max(0, addresses.length - 1 - Math.floor(opts.trustedProxyHops))]!);
   // A trusted proxy writes a well-formed address; anything else means a misconfigured hop count, so fall back.
   return isIP(picked) ? picked : source;
-};
-
-/** The eight 16-bit groups of an IPv6 address (`isIP` said 6), an embedded IPv4 tail and a zone id allowed. */
-const ipv6Groups = (ip: string): number[] => {
-  let text = ip.replace(/%.*$/, "");
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const part = (s: string) => (s === "" ? [] : s.split(":").map((g) => parseInt(g, 16)));
-  const left = part(head);
-  const right = tail === undefined ? [] : part(tail);
-  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 };
 
 /**

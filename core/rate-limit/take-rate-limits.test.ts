@@ -152,6 +152,18 @@ describe.each([...backends, ...dataApiBackends])("rate limits on $name", (backen
     expect((await takeRateLimits(db, [hit], at(-200 + W + 1))).allowed).toBe(true);
   });
 
+  it("a take timed earlier that writes later leaves the row's expiry at the later hit: a prune never drops a hit still in its window", async () => {
+    // A take reads its clock before it waits for the row's lock: one held up there writes after a take timed later.
+    const at = clock();
+    const hit = limiter(1, 1_000);
+    expect((await takeRateLimits(db, [hit], at(10))).allowed).toBe(true);
+    expect((await takeRateLimits(db, [hit], at(0))).allowed).toBe(false);
+    // Past the earlier take's window, inside the admitted hit's.
+    await db.query("SELECT count(*) FROM rate_limit_take($1::json, $2::timestamptz, 1.0)", [JSON.stringify([]), at(1_005)]);
+    expect((await takeRateLimits(db, [hit], at(1_005))).allowed).toBe(false);
+    expect((await takeRateLimits(db, [hit], at(1_010))).allowed).toBe(true);
+  });
+
   it("rows whose every hit has left the window are pruned", async () => {
     const at = clock();
     const hit = limiter(3, 200);

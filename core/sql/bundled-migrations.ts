@@ -16,6 +16,7 @@ import leaseReleasedAt from "../../migrations/0015_lease_released_at.sql";
 import webhookEventsRetention from "../../migrations/0016_webhook_events_retention.sql";
 import uploadCompletion from "../../migrations/0017_upload_completion.sql";
 import repliesInCommitOrder from "../../migrations/0018_replies_in_commit_order.sql";
+import rateLimitExpiryMonotonic from "../../migrations/0019_rate_limit_expiry_monotonic.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -39,4 +40,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0016_webhook_events_retention.sql", sql: webhookEventsRetention },
   { name: "0017_upload_completion.sql", sql: uploadCompletion },
   { name: "0018_replies_in_commit_order.sql", sql: repliesInCommitOrder },
+  { name: "0019_rate_limit_expiry_monotonic.sql", sql: rateLimitExpiryMonotonic },
 ];
