@@ -175,6 +175,12 @@ describe("reading the multipart file part", () => {
       }
     });
 
+    it("a preamble past the Content-Type reader's window does not lift the epilogue's limit: 1 MiB after the file is VALIDATION_ERROR", async () => {
+      const whole = Buffer.concat([Buffer.alloc(70_000, "p"), Buffer.from("\r\n"), bodyOf(`${close}\r\n`), Buffer.alloc(1 << 20, "e")]);
+      const pieces = Array.from({ length: Math.ceil(whole.length / 4096) }, (_, i) => whole.subarray(i * 4096, (i + 1) * 4096));
+      expect(await outcome(pieces, 0)).toBe("VALIDATION_ERROR");
+    });
+
     it("a body cut short before its close delimiter is VALIDATION_ERROR, wherever it is cut", async () => {
       for (const readPause of [0, 10]) {
         const body = bodyOf(close);

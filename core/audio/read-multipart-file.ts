@@ -68,9 +68,12 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     // and the close delimiter with its CRLF, however the body was cut into chunks (a Lambda's is one).
     let fed = 0;
     let fileBytes = 0;
+    let fedAtFileEnd = 0;
+    // Without the part's header found (a preamble past the tap's window), the bytes fed after the file part ended:
+    // at worst a chunk's worth short of the exact count.
     const bytesAfterFile = () => {
       const dataStart = tap.dataStart();
-      return dataStart === undefined ? 0 : fed - (dataStart + fileBytes + `\r\n--${boundary}--\r\n`.length);
+      return dataStart === undefined ? fed - fedAtFileEnd : fed - (dataStart + fileBytes + `\r\n--${boundary}--\r\n`.length);
     };
 
     const watch = (chunk: Buffer) => {
@@ -122,6 +125,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       file.on("data", (chunk: Buffer) => (fileBytes += chunk.length));
       file.on("end", () => {
         fileEnded = true;
+        fedAtFileEnd = fed;
         if (!failed) body.resume();
         settleOnceBodyEnded();
       });
