@@ -142,7 +142,10 @@ const byPost = (rows: Record<string, unknown>[]): ReadPost[] => {
  */
 export const readPostRows = async (sql: Sql, appId: string, rows: Record<string, unknown>[], max = Infinity): Promise<PostRow[]> => {
   const read: PostRow[] = [];
-  for (const post of byPost(rows).slice(0, max)) read.push(await withLargeArtifacts(sql, appId, post));
+  for (const post of byPost(rows).slice(0, max)) {
+    const withArtifacts = await withLargeArtifacts(sql, appId, post);
+    if (withArtifacts) read.push(withArtifacts);
+  }
   return read;
 };
 
@@ -154,9 +157,10 @@ const sameStates = (a: unknown, b: unknown) => JSON.stringify(toStageStates(a)) 
  * be shown with the post's older bytes and stage states: the stage states are read once more after them, and when
  * they moved (a settle wrote since), the post is read again whole.
  */
-const withLargeArtifacts = async (sql: Sql, appId: string, first: ReadPost): Promise<PostRow> => {
+const withLargeArtifacts = async (sql: Sql, appId: string, first: ReadPost): Promise<PostRow | null> => {
   const rkey = first.row.rkey as string;
-  for (let post: ReadPost | undefined = first, tries = 0; post && tries < 3; tries++) {
+  for (let post: ReadPost | undefined = first, tries = 0; tries < 3; tries++) {
+    if (!post) return null; // gone when read again
     const { values, missing } = post.parts.settle();
     if (missing.length === 0) return toPostRow(post.row, values);
     for (const { name } of missing) values[name] = await readLargeArtifact(sql, appId, rkey, name);
