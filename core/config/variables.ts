@@ -164,7 +164,7 @@ const rows = [
     required: false,
     scopes: ["http"],
     rule: "forwarded (X-Forwarded-For) or edge (address the edge saw)",
-    description: "`forwarded` (`X-Forwarded-For` with the trusted hops) or `edge` (the address the edge saw)",
+    description: "`forwarded` (`X-Forwarded-For` with the trusted hops) or `edge` (the address the edge saw); the `*_PER_IP` limits key an IPv6 client on its /64",
     parse: clientIpSource,
     default: "forwarded",
   }),
