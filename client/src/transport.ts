@@ -199,10 +199,10 @@ const codeOfStatus = (status: number): ErrorCode =>
     status
   ] ?? (status >= 502 && status <= 504 ? "SERVICE_UNAVAILABLE" : "INTERNAL");
 
-/** Retry-After as seconds or an HTTP date. */
+/** Retry-After as seconds (a fraction, which RFC 9110 does not allow, rounded up rather than read as a date) or an HTTP date. */
 const retryAfterSeconds = (value: string | null): number | undefined => {
   if (value === null) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.ceil(Number(value.trim()));
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 };

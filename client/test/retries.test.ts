@@ -145,6 +145,13 @@ describe("retries against the real Node host behind a faulty network", () => {
     expect(delays).toEqual([7000]);
   });
 
+  it("a fractional Retry-After (which RFC 9110 does not allow) is waited for in whole seconds rounded up, not read as a date (a wait of 0)", async () => {
+    const { client, delays } = clientVia();
+    proxy.inject({ method: "GET" }, { kind: "status", status: 429, headers: { "retry-after": "1.5" } });
+    await expect(client.health()).resolves.toMatchObject({ ok: true });
+    expect(delays).toEqual([2000]);
+  });
+
   it("the service's own 429 on reads is retried after its Retry-After, and reported with retryAfter when it persists", async () => {
     const { client, delays, requests } = recordingClient(svc.baseUrl, svc.tenants.alpha.token);
     const reader = client.as(freshActor("reader"));
