@@ -67,13 +67,14 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
     // Bytes given to the parser, and bytes of the file part: the epilogue is their difference less the part's header
     // and the close delimiter with its CRLF, however the body was cut into chunks (a Lambda's is one).
     let fed = 0;
-    let fileBytes = 0;
+    // The parser counts the file part's bytes (`bytesRead`, set as each piece is pushed).
+    let filePart: { bytesRead?: number } | undefined;
     let fedAtFileEnd = 0;
     // Without the part's header found (a preamble past the tap's window), the bytes fed after the file part ended:
     // at worst a chunk's worth short of the exact count.
     const bytesAfterFile = () => {
       const dataStart = tap.dataStart();
-      return dataStart === undefined ? fed - fedAtFileEnd : fed - (dataStart + fileBytes + `\r\n--${boundary}--\r\n`.length);
+      return dataStart === undefined ? fed - fedAtFileEnd : fed - (dataStart + (filePart?.bytesRead ?? 0) + `\r\n--${boundary}--\r\n`.length);
     };
 
     const watch = (chunk: Buffer) => {
@@ -122,7 +123,7 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       // consumers still see it, as the stream's `errored` state, through pipeline or async iteration.
       out.on("error", () => undefined);
       file.on("limit", () => fail(fileTooLarge(maxBytes)));
-      file.on("data", (chunk: Buffer) => (fileBytes += chunk.length));
+      filePart = file as { bytesRead?: number };
       file.on("end", () => {
         fileEnded = true;
         fedAtFileEnd = fed;
