@@ -45,7 +45,7 @@ export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGateway
   try {
     await loadConfig();
     serve = renditionService();
-    await (cleaned ??= removeStaleWorkspaces().catch(() => 0));
+    await (cleaned ??= removeStaleWorkspaces(createLogger("info")).catch(() => 0));
   } catch (error) {
     return couldNotStart(error);
   }

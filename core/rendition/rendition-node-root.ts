@@ -32,8 +32,7 @@ export async function startRendition(
 ): Promise<RunningRendition> {
   const store = options.store ?? (await openBlobStore(config));
   // Before it serves: a run killed mid-operation left its workspace (copies of its source and output) in the temp dir.
-  const stale = await removeStaleWorkspaces();
-  if (stale > 0) logger.info("removed the workspaces of runs that were killed mid-operation", { workspaces: stale });
+  await removeStaleWorkspaces(logger);
   const ffmpeg = resolveFfmpegPath(config.ffmpegPath);
   const service = createRenditionService({ context: { store, ffmpeg, pcm: createPcmCache(), loudness: createLoudnessCache(), renditions: createRecentEntries() }, token: config.token, logger });
   const server = createRenditionHttpServer(service);

@@ -6,6 +6,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Logger } from "../observability/logger";
 
 const prefix = "rendition-";
 /** Workspaces this process has open: any other under its own pid is a dead predecessor's (a restarted container). */
@@ -33,10 +34,11 @@ const isAlive = (pid: number): boolean => {
 };
 
 /**
- * Removes the workspaces of processes that are gone (killed, or out of memory, mid-operation), at a process's start.
- * A live process's are kept, whoever it is (another rendition service sharing the temp dir). Returns how many went.
+ * Removes the workspaces of processes that are gone (killed, or out of memory, mid-operation), at a process's start,
+ * and says so in one log line when there were any. A live process's are kept, whoever it is (another rendition
+ * service sharing the temp dir). Returns how many went.
  */
-export async function removeStaleWorkspaces(root = tmpdir()): Promise<number> {
+export async function removeStaleWorkspaces(log: Pick<Logger, "info">, root = tmpdir()): Promise<number> {
   let removed = 0;
   for (const name of await readdir(root).catch(() => [])) {
     const pid = Number(new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1]);
@@ -46,5 +48,6 @@ export async function removeStaleWorkspaces(root = tmpdir()): Promise<number> {
     await rm(dir, { recursive: true, force: true });
     removed += 1;
   }
+  if (removed > 0) log.info("removed the workspaces of runs that were killed mid-operation", { workspaces: removed });
   return removed;
 }

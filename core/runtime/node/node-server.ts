@@ -38,8 +38,7 @@ async function start() {
     import("../../rendition/temp-workspace"),
   ]);
   // Before any pass runs: a host killed mid-operation (a local re-encode for a provider) left its workspace behind.
-  const stale = await removeStaleWorkspaces();
-  if (stale > 0) logger.info("removed the workspaces of runs that were killed mid-operation", { workspaces: stale });
+  await removeStaleWorkspaces(logger);
   const deps = await createNodeDeps(config, logger);
   const server = createNodeHost(await loadRouteImpls(), deps);
   const workers = startEnrichmentWorkers(deps);
