@@ -56,8 +56,10 @@ export const startDataApiEmulator = async (
       user: decodeURIComponent(url.username || "postgres"),
       password: decodeURIComponent(url.password),
       options: "-c TimeZone=UTC",
+      [POOLED]: true,
     };
-    stopBackend = async () => {};
+    const pooled = { ...connection, database } as pg.ClientConfig;
+    stopBackend = () => endPool(pooled);
   } else {
     const db = await PGlite.create(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
     // data-api-local opens a connection per call and holds one per open transaction.
@@ -192,29 +194,85 @@ const enforceDataApiLimits = (result: pg.QueryResult<unknown[]>) => {
   if (total > dataApiResultLimit) throw new Error(`Database returned more than the allowed response size limit (${total} bytes)`);
 };
 
-class EmulatorPgClient extends pg.Client {
-  constructor(config: pg.ClientConfig) {
-    super({ ...config, types: emulatorTypes });
+/**
+ * Marks a Postgres connection config: its connections are pooled. data-api-local connects afresh for every call,
+ * about 25 ms a time against a real server (a backend process forked each time), which dominated the suites on
+ * Postgres; the real Data API keeps a pool too. PGlite's socket connects for nothing and is left unpooled.
+ */
+const POOLED = Symbol("svc.test.data-api-local.pooled");
+const pools = new Map<string, pg.Pool>();
+const poolKey = (config: pg.ClientConfig) => `${config.host}:${config.port}/${config.database}`;
+const poolFor = (config: pg.ClientConfig): pg.Pool => {
+  let pool = pools.get(poolKey(config));
+  if (!pool) {
+    pool = new pg.Pool({ ...config, types: emulatorTypes, max: 100, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+    // A suite dropping its database (DROP DATABASE ... WITH (FORCE), 57P01) ends idle connections: not a failure.
+    pool.on("error", () => {});
+    pools.set(poolKey(config), pool);
+  }
+  return pool;
+};
+const endPool = async (config: pg.ClientConfig) => {
+  const pool = pools.get(poolKey(config));
+  pools.delete(poolKey(config));
+  await pool?.end().catch(() => {});
+};
+
+/** The statement as the Data API would run it: corrections on the way in, its limits on the way out. */
+const dataApiQuery = (client: pg.ClientBase, args: unknown[]): unknown => {
+  const [config] = args;
+  if (config && typeof config === "object" && typeof (config as pg.QueryConfig).text === "string") {
+    const { text, values } = config as pg.QueryConfig;
+    const blobs = new Set([...text.matchAll(/\$(\d+)::bytea\b/g)].map((m) => Number(m[1]) - 1));
+    args[0] = {
+      ...config,
+      // The Data API binds a longValue as bigint; the emulator casts it to int (int4).
+      text: text.replace(/(\$\d+)::int\b/g, "$1::int8"),
+      // blobValue arrives base64-encoded; the emulator would store the base64 text itself.
+      values: values?.map((v, i) => (blobs.has(i) && typeof v === "string" ? Buffer.from(v, "base64") : v)),
+    };
+  }
+  const answer = (client.query as (...a: unknown[]) => unknown).apply(client, args);
+  if (answer instanceof Promise) return answer.then((result: pg.QueryResult<unknown[]>) => (enforceDataApiLimits(result), result));
+  return answer;
+};
+
+/** What data-api-local takes for pg's Client: connect, query, end. */
+class EmulatorPgClient {
+  private client?: pg.ClientBase & { release?: (destroy?: boolean) => void };
+  private inTransaction = false;
+
+  constructor(private readonly config: pg.ClientConfig & { [POOLED]?: true }) {}
+
+  async connect(): Promise<void> {
+    if (this.config[POOLED]) {
+      this.client = await poolFor(this.config).connect();
+      return;
+    }
+    const client = new pg.Client({ ...this.config, types: emulatorTypes });
     // data-api-local listens for no connection error: a connection still open when a suite drops its database
     // (DROP DATABASE ... WITH (FORCE) ends it with 57P01) would be an uncaught exception in the test process.
-    this.on("error", () => {});
+    client.on("error", () => {});
+    await client.connect();
+    this.client = client;
   }
 
-  override query(...args: unknown[]): never {
-    const [config] = args;
-    if (config && typeof config === "object" && typeof (config as pg.QueryConfig).text === "string") {
-      const { text, values } = config as pg.QueryConfig;
-      const blobs = new Set([...text.matchAll(/\$(\d+)::bytea\b/g)].map((m) => Number(m[1]) - 1));
-      args[0] = {
-        ...config,
-        // The Data API binds a longValue as bigint; the emulator casts it to int (int4).
-        text: text.replace(/(\$\d+)::int\b/g, "$1::int8"),
-        // blobValue arrives base64-encoded; the emulator would store the base64 text itself.
-        values: values?.map((v, i) => (blobs.has(i) && typeof v === "string" ? Buffer.from(v, "base64") : v)),
-      };
+  query(...args: unknown[]): never {
+    if (!this.client) throw new Error("not connected");
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as pg.QueryConfig | undefined)?.text;
+    if (typeof text === "string") {
+      if (/^\s*(BEGIN|START TRANSACTION)\b/i.test(text)) this.inTransaction = true;
+      else if (/^\s*(COMMIT|ROLLBACK|END)\b/i.test(text)) this.inTransaction = false;
     }
-    const answer = (super.query as (...a: unknown[]) => unknown)(...args);
-    if (answer instanceof Promise) return answer.then((result: pg.QueryResult<unknown[]>) => (enforceDataApiLimits(result), result)) as never;
-    return answer as never;
+    return dataApiQuery(this.client, args) as never;
+  }
+
+  async end(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    // A connection left inside a transaction is never handed to another call.
+    if (client.release) client.release(this.inTransaction);
+    else await (client as pg.Client).end();
   }
 }
