@@ -123,7 +123,7 @@ export const storeVariant = async (
   // Forward from the stage's own time, whatever this clock says: a transition never moves a stage's time back.
   await sql.query(
     `UPDATE post_stages SET status = 'pending', reason = NULL, updated_at = GREATEST($3::timestamptz, updated_at + interval '1 millisecond'),
-            generation = generation + 1, redispatched = false
+            generation = generation + 1, redispatched = false, lapse_from = NULL
       WHERE app_id = $1 AND rkey = $2 AND status = 'ready' AND stage = ANY (string_to_array($4, ','))`,
     [appId, rkey, now.toISOString(), recomputedAfter(variant.stage).join(",")],
   );

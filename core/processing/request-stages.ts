@@ -40,7 +40,7 @@ export const requestStagesCtes = (p: ReturnType<typeof placeholders>, write: Sta
       ON CONFLICT (app_id, rkey, stage) DO UPDATE
          SET status = excluded.status, reason = excluded.reason,
              updated_at = GREATEST(excluded.updated_at, s.updated_at + interval '1 millisecond'),
-             generation = s.generation + 1, redispatched = false
+             generation = s.generation + 1, redispatched = false, lapse_from = NULL
        WHERE s.status <> 'pending'
       RETURNING s.stage, s.status, s.updated_at
     ), requested_events AS (

@@ -69,6 +69,38 @@ describe.each(backends)("the sweep on $name: nothing stays pending (docs/decisio
     expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
   });
 
+  it("a stage's time moves only when the stage does: the sweep's re-dispatch neither moves it nor, taken back, moves it back", async () => {
+    const post = await h.createAudioPost({ waveform: true });
+    const start = Date.now();
+    const updatedAt = async () => (await h.sql.query<{ updated_at: Date }>(
+      `SELECT updated_at FROM post_stages WHERE app_id = 'alpha' AND rkey = $1 AND stage = 'waveform'`,
+      [post.postId],
+    ))[0]!.updated_at.getTime();
+    const queued = await updatedAt();
+    const seen: number[] = [];
+    let queueUp = false;
+    // What a reader sees while the sweep sends: between its mark and the send's outcome.
+    const watched: Dispatcher = {
+      mode: "sqs",
+      dispatch: async () => {
+        seen.push(await updatedAt());
+        if (!queueUp) throw new Error("queue unavailable");
+      },
+    };
+    await sweep({ ...deps(), dispatcher: watched }, new Date(start + pendingLapseMs + 1000));
+    queueUp = true;
+    await sweep({ ...deps(), dispatcher: watched }, new Date(start + pendingLapseMs + 31_000));
+    expect(seen).toEqual([queued, queued]);
+    expect(await updatedAt()).toBe(queued);
+    // Sent, its clock restarted all the same: a sweep soon after does not time it out; a lapse after that does,
+    // and that settle moves the stage's time forward.
+    await sweep({ ...deps(), dispatcher: watched }, new Date(start + pendingLapseMs + 120_000));
+    expect((await h.stages(post.postId)).waveform!.status).toBe("pending");
+    await sweep({ ...deps(), dispatcher: watched }, new Date(start + 2 * pendingLapseMs + 40_000));
+    expect((await h.stages(post.postId)).waveform).toMatchObject({ status: "failed", reason: "timeout" });
+    expect(await updatedAt()).toBeGreaterThan(queued);
+  });
+
   it("a lapsed stage whose re-dispatch keeps failing (a queue deleted, its access denied) is not pending for ever: past an hour of failed sends it keeps its mark and the next lapse settles it failed (timeout)", async () => {
     const post = await h.createAudioPost({ waveform: true });
     const start = Date.now();

@@ -73,13 +73,18 @@ export interface SweepResult {
 const noLeaseSince = `NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey
                         AND (e.lease_until > $1::timestamptz OR e.released_at >= $2::timestamptz))`;
 /**
+ * When the stage was last queued, or dispatched again by a first lapse: its lapse clock. Kept apart from its time
+ * (`updated_at`, the view's `updatedAt`), which moves only when the stage does.
+ */
+const queuedAt = `coalesce(s.lapse_from, s.updated_at)`;
+/**
  * The stage's lapse, at $1 with $2 fifteen minutes earlier: a lease that lapsed since the stage was last queued (a
  * released lease is NULL, a live one later than $1, one older than the stage no pass of it), or queued before $2
  * and no pass has held the post's lease since (one that asked for a retry let go of it seconds ago).
  */
 const lapsed = `(EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = s.app_id AND e.rkey = s.rkey
-                    AND e.lease_until <= $1::timestamptz AND e.lease_until >= s.updated_at)
-                 OR (s.updated_at < $2::timestamptz AND ${noLeaseSince}))`;
+                    AND e.lease_until <= $1::timestamptz AND e.lease_until >= ${queuedAt})
+                 OR (${queuedAt} < $2::timestamptz AND ${noLeaseSince}))`;
 
 export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> => {
   const { sql } = deps;
@@ -93,7 +98,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
    */
   const picked = (columns: string, redispatched: boolean, n: string) =>
     `picked AS MATERIALIZED (SELECT ${columns} FROM post_stages s WHERE s.status = 'pending' AND ${redispatched ? "" : "NOT "}s.redispatched
-       AND ${lapsed} ORDER BY s.updated_at LIMIT ${n} FOR UPDATE SKIP LOCKED)`;
+       AND ${lapsed} ORDER BY ${queuedAt} LIMIT ${n} FOR UPDATE SKIP LOCKED)`;
 
   // Second lapse: settle failed (timeout), with events for tenants that get webhooks, in one statement a batch of
   // stages, until a batch comes back short. The stage's time moves forward from its own (never back, were this
@@ -148,11 +153,11 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
           WHERE (k.app_id, k.rkey) IN (SELECT * FROM held)
              OR NOT EXISTS (SELECT 1 FROM post_enrichment e WHERE e.app_id = k.app_id AND e.rkey = k.rkey)
        ), marked AS (
-         UPDATE post_stages s SET redispatched = true, updated_at = $1::timestamptz
+         UPDATE post_stages s SET redispatched = true, lapse_from = $1::timestamptz
            FROM post_stages o
           WHERE o.app_id = s.app_id AND o.rkey = s.rkey AND o.stage = s.stage
             AND s.status = 'pending' AND NOT s.redispatched AND ${lapsed} AND (s.app_id, s.rkey) IN (SELECT * FROM lapsed_posts)
-         RETURNING s.app_id, s.rkey, s.stage, o.updated_at AS was
+         RETURNING s.app_id, s.rkey, s.stage, coalesce(o.lapse_from, o.updated_at) AS was
        ), cleared AS (
          UPDATE post_enrichment e SET lease_token = NULL, lease_until = NULL
           WHERE e.lease_until <= $1::timestamptz AND (e.app_id, e.rkey) IN (SELECT * FROM held)
@@ -201,14 +206,15 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
 };
 
 /**
- * First lapses' marks taken back, each stage to the time it had, where nothing has moved it since and, given
- * `since`, that time is after it (a stage queued before it has waited long enough: it keeps its mark). One statement.
+ * First lapses' marks taken back, each stage's lapse clock to what it was, where nothing has queued the stage since
+ * and, given `since`, that time is after it (a stage queued before it has waited long enough: it keeps its mark).
+ * One statement.
  */
 const unmark = (sql: Sql, posts: { job: Job; stages: { stage: string; was: string }[] }[], at: string, since?: string) =>
   sql.query(
-    `UPDATE post_stages s SET redispatched = false, updated_at = m.was
+    `UPDATE post_stages s SET redispatched = false, lapse_from = NULLIF(m.was, s.updated_at)
        FROM json_to_recordset($1::json) AS m(app_id text, rkey text, stage text, was timestamptz)
       WHERE s.app_id = m.app_id AND s.rkey = m.rkey AND s.stage = m.stage AND s.status = 'pending' AND s.redispatched
-        AND s.updated_at = $2::timestamptz AND ($3::timestamptz IS NULL OR m.was > $3::timestamptz)`,
+        AND s.lapse_from = $2::timestamptz AND ($3::timestamptz IS NULL OR m.was > $3::timestamptz)`,
     [JSON.stringify(posts.flatMap(({ job, stages }) => stages.map((st) => ({ app_id: job.appId, rkey: job.postId, ...st })))), at, since ?? null],
   );

@@ -17,6 +17,7 @@ import webhookEventsRetention from "../../migrations/0016_webhook_events_retenti
 import uploadCompletion from "../../migrations/0017_upload_completion.sql";
 import repliesInCommitOrder from "../../migrations/0018_replies_in_commit_order.sql";
 import rateLimitExpiryMonotonic from "../../migrations/0019_rate_limit_expiry_monotonic.sql";
+import stageLapseClock from "../../migrations/0020_stage_lapse_clock.sql";
 
 /**
  * `migrations/` compiled into the bundle, for the deploy-time migration function (a Lambda has no migrations folder).
@@ -41,4 +42,5 @@ export const bundledMigrations: readonly MigrationFile[] = [
   { name: "0017_upload_completion.sql", sql: uploadCompletion },
   { name: "0018_replies_in_commit_order.sql", sql: repliesInCommitOrder },
   { name: "0019_rate_limit_expiry_monotonic.sql", sql: rateLimitExpiryMonotonic },
+  { name: "0020_stage_lapse_clock.sql", sql: stageLapseClock },
 ];
