@@ -18,7 +18,7 @@ export const webhooksSection = (schemaOf: (schema: z.ZodType) => Json): Json => 
       operationId: "stageSettle",
       summary: "Stage settled",
       description:
-        "An enrichment stage settled (`ready`, `failed` or `skipped`). Sent to the tenant's SVC_APP_WEBHOOK_URLS entry, signed with its SVC_APP_WEBHOOK_SECRETS entry: up to 3 attempts, 5 s each, redirects never followed. Verify the signature over the raw body, allow 5 minutes of clock drift, dedupe on the event id, and reconcile from `GET /api/v1/posts/{postId}`.",
+        "An enrichment stage settled (`ready`, `failed` or `skipped`). Sent to the tenant's SVC_APP_WEBHOOK_URLS entry, signed with its SVC_APP_WEBHOOK_SECRETS entry: a round of up to 3 attempts, 5 s each, redirects never followed; an event no round delivered (network errors, timeouts, 408, 429, 5xx) is sent again in later rounds under the same event id, backing off (by default from 30 s to an hour apart) for up to a day. Verify the signature over the raw body, allow 5 minutes of clock drift, dedupe on the event id, and reconcile from `GET /api/v1/posts/{postId}`.",
       parameters: [
         header("X-Svc-Signature", "`sha256=<hex HMAC-SHA256(secret, \"<timestamp>.<raw body>\")>`"),
         header("X-Svc-Timestamp", "Unix seconds; signed afresh on each attempt."),
