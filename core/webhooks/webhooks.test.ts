@@ -94,6 +94,20 @@ describe("webhook delivery to a receiver on loopback (docs/decisions.md#webhooks
     expect(verifyWebhook(hook.body, svcOnly, secret).eventId).toBe(e.eventId);
   });
 
+  it("the verifier takes a Standard signature only as the exact base64 the service sends: characters around it are refused, as the standardwebhooks library refuses them", async () => {
+    const r = await start();
+    await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast);
+    const hook = r.received[0]!;
+    const signature = String(hook.headers["webhook-signature"]);
+    const svcless = Object.fromEntries(Object.entries(hook.headers).filter(([name]) => !name.startsWith("x-svc-")));
+    for (const altered of [`${signature}!!`, `${signature}AAAA`, signature.replace("v1,", "v1,*"), signature.replace(/=$/, "")]) {
+      const headers = { ...svcless, "webhook-signature": altered };
+      expect(() => new Webhook(secret, { format: "raw" }).verify(hook.body.toString(), headers as Record<string, string>)).toThrow();
+      expect(() => verifyWebhook(hook.body, headers, secret), altered).toThrow(/signature mismatch/);
+    }
+    expect(verifyWebhook(hook.body, svcless, secret)).toBeTruthy();
+  });
+
   it("the standardwebhooks npm library verifies our deliveries (key: the secret's UTF-8 bytes)", async () => {
     const r = await start();
     await deliverWebhook(event(), { url: r.url, secret }, recordingLog(), fast);
