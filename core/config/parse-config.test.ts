@@ -253,4 +253,24 @@ describe("tenants", () => {
     expect(warnings.some((w) => w.includes('"didOnly"'))).toBe(true);
     expect(warnings.join()).not.toContain(tokenA);
   });
+
+  it("a per-tenant entry (pin, model, webhook) whose appId is no tenant in SVC_APP_TOKENS would be unused: a warning names the variable and the appId", () => {
+    const tenants = { SVC_APP_TOKENS: `alpha:${tokenA}`, SVC_APP_DIDS: "alpha:did:web:a.example.com" };
+    const typo = "Alpha";
+    const { warnings } = parse({
+      ...tenants,
+      SVC_APP_TRANSCRIBERS: `alpha:stub,${typo}:stub`,
+      SVC_APP_WAVEFORMS: `${typo}:stub`,
+      SVC_APP_STT_MODELS: `${typo}:scribe_v1`,
+      SVC_APP_WEBHOOK_URLS: `alpha:https://a.example.com/hook,${typo}:https://a.example.com/hook`,
+      SVC_APP_WEBHOOK_SECRETS: `alpha:${"s".repeat(32)},${typo}:${"s".repeat(32)}`,
+    });
+    for (const variable of ["SVC_APP_TRANSCRIBERS", "SVC_APP_WAVEFORMS", "SVC_APP_STT_MODELS", "SVC_APP_WEBHOOK_URLS"]) {
+      expect(warnings.filter((w) => w.includes(variable) && w.includes(`"${typo}"`)), variable).toHaveLength(1);
+    }
+    expect(warnings).toHaveLength(4);
+    expect(warnings.join()).not.toContain('"alpha"');
+    // A function that reads no tokens (the stage worker's) has nothing to compare with, and says nothing.
+    expect(parse({ SVC_APP_TRANSCRIBERS: `${typo}:stub` }).warnings).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@ import { parseAppList } from "./app-list";
 import { awsEnvironmentOf } from "./aws-environment";
 import { ConfigError, type ConfigProblem } from "./config-error";
 import { parseProcessingConfig } from "./processing-config";
+import { warnEntriesOfNoTenant } from "./entries-of-no-tenant";
 import { parseRenditionTarget } from "./rendition-target";
 import { didWebDocumentUrl, isDidWeb } from "../tenancy/did-web";
 import { readVariables, type ReadVariable } from "./read-variables";
@@ -85,6 +86,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, log: ConfigLog, scopes?: rea
     if (holder) fail(variable, `${variable} is tenant "${holder.appId}"'s token in SVC_APP_TOKENS: that tenant could call ${guarded[variable]}`);
   }
   let processing = parseProcessingConfig(read, log);
+  warnEntriesOfNoTenant(tenants, processing, log);
   if (processing.tasks && systemAuthToken === undefined) {
     // Each task calls the worker route with it, which fails closed without it: stages would wait for a dispatch
     // that never succeeds. Off, they settle `skipped` (dispatch_off) when requested.
