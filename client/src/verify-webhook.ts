@@ -27,7 +27,9 @@ const headerOf = (headers: WebhookHeaders, name: string): string | undefined => 
 
 const fromHex = (hex: string): Uint8Array | null => (/^(?:[0-9a-f]{2})+$/i.test(hex) ? Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16)) : null);
 
+// Only canonical base64, as the standardwebhooks library compares it: atob also takes missing padding and whitespace.
 const fromBase64 = (text: string): Uint8Array | null => {
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
   try {
     return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   } catch {

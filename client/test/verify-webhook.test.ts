@@ -98,6 +98,18 @@ describe("verifyWebhook against the standardwebhooks library", () => {
     await expect(verifyWebhook(payload, headers, secret)).resolves.toEqual({ eventId: "msg_1", ...JSON.parse(payload) });
   });
 
+  it("refuses what the library refuses: a signature not in the exact base64 it was sent in (padding dropped, characters added)", async () => {
+    const at = new Date();
+    const signature = library.sign("msg_4", at, payload);
+    const base = { "webhook-id": "msg_4", "webhook-timestamp": String(Math.floor(at.getTime() / 1000)) };
+    for (const altered of [signature.replace(/=$/, ""), ` ${signature}`.replace(" v1,", "v1, "), signature.replace("v1,", "v1,\n"), `${signature}!`]) {
+      const headers = { ...base, "webhook-signature": altered };
+      expect(() => library.verify(payload, headers), altered).toThrow();
+      await expect(verifyWebhook(payload, headers, secret), altered).rejects.toBeInstanceOf(WebhookVerificationError);
+    }
+    await expect(verifyWebhook(payload, { ...base, "webhook-signature": signature }, secret)).resolves.toMatchObject({ eventId: "msg_4" });
+  });
+
   it("refuses what the library refuses: another id signed, or a stale timestamp", async () => {
     const at = new Date();
     const headers = { "webhook-id": "msg_2", "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": library.sign("msg_1", at, payload) };
