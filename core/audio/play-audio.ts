@@ -1,5 +1,5 @@
 /** `GET|HEAD /api/v1/audio`: capability check, rendition choice and MIME type lookup, then serve. */
-import { renditionKey } from "../blobs/blob-key";
+import { isOwnRendition, renditionKey } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import { DomainError, validationError } from "../domain-error";
 import type { HttpResponse } from "../http-message/http-message";
@@ -51,7 +51,7 @@ export async function playAudio({ store, sql, secret, query, method, range, ifNo
   const blob = await findBlob(sql, playback.appId, playback.cid);
   if (!blob) throw new DomainError("NOT_FOUND", "audio not found");
   // An mp3 upload is its own mp3 rendition (a render copies it): its bytes are served, with the rendition's tag.
-  const ownRendition = format === "mp3" && blob.mimeType === "audio/mpeg";
+  const ownRendition = format !== undefined && isOwnRendition(blob.mimeType, format);
   const target = format
     ? { key: ownRendition ? playback.key : renditionKey(playback.key, format), mimeType: "audio/mpeg", etag: `"${playback.cid}.${format}"` }
     : { key: playback.key, mimeType: blob.mimeType, etag: `"${playback.cid}"` };

@@ -30,6 +30,9 @@ export function parseBlobKey(path: string): BlobAddress | undefined {
 
 export type RenditionFormat = "mp3";
 
+/** Whether a blob of `mimeType` is its own rendition in `format` (an mp3 upload's mp3): nothing to build, its bytes are served. */
+export const isOwnRendition = (mimeType: string, format: RenditionFormat): boolean => format === "mp3" && mimeType === "audio/mpeg";
+
 /** The derived key of a rendition of a blob; kept outside `blobs/` so originals and renditions never mix. */
 export function renditionKey(key: string, format: RenditionFormat): string {
   const address = parseBlobKey(key);

@@ -6,6 +6,7 @@
  * Every way into the worker reaches it through `runJob` (worker.ts). Its providers are the ones it is given, and
  * its time is `deps.now()`.
  */
+import { isOwnRendition } from "../blobs/blob-key";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Config } from "../config/types";
 import type { Logger } from "../observability/logger";
@@ -147,8 +148,8 @@ const byteChanging: ReadonlySet<Stage> = new Set(["denoise", "trim", "normalize"
 
 /**
  * The mp3 rendition of the bytes the pass leaves, started once no byte-changing stage is next and the bytes are not
- * the ones the pass began with; a failure is logged (the first playback builds it then). An mp3 is its own rendition
- * (play-audio.ts): nothing to build.
+ * the ones the pass began with; a failure is logged (the first playback builds it then). An mp3 is its own rendition:
+ * nothing to build.
  */
 const renditionsAhead = (deps: PassDeps, appId: string, rkey: string) => {
   let first: string | undefined;
@@ -157,7 +158,7 @@ const renditionsAhead = (deps: PassDeps, appId: string, rkey: string) => {
     after(audio: AudioRef | null, next: Stage | undefined) {
       if (!audio) return;
       first ??= audio.cid;
-      if (building || !deps.renditions || audio.mimeType === "audio/mpeg" || audio.cid === first || (next && byteChanging.has(next))) return;
+      if (building || !deps.renditions || isOwnRendition(audio.mimeType, "mp3") || audio.cid === first || (next && byteChanging.has(next))) return;
       building = deps.renditions.buildMp3(audio).catch((error: unknown) => {
         deps.log.warn("mp3 rendition not built ahead of playback", { appId, postId: rkey, error: error instanceof Error ? error.message : String(error) });
       });
