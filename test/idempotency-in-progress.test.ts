@@ -33,4 +33,23 @@ describe.each(backends)("a key whose first request still runs, on $name", (backe
     expect(done.headers["idempotent-replayed"]).toBeUndefined();
     expect((await svc.get("/api/v1/posts", { actor: "in-progress" })).json.data.items).toHaveLength(1);
   });
+
+  it("a 409 while the first request runs takes a read, not a write: retries in flight never spend the write budget of the request they retry", async () => {
+    const create = () => svc.post("/api/v1/posts", { actor: "in-progress-budget", json: { text: "once" }, headers: { "idempotency-key": "key-budget" } });
+    // Held at its insert, the first request has taken its write (9 of 10 left).
+    const { first, release } = await held.stalled("INSERT INTO posts", create);
+
+    // More retries than the write limit allows: each is a 409 that took the read limits, as a replay does.
+    for (let i = 0; i < 12; i++) {
+      const retry = await create();
+      expect(retry.status).toBe(409);
+      expect(retry.json.error.code).toBe("IDEMPOTENCY_IN_PROGRESS");
+      expect(retry.headers.ratelimit).toBe(`"actor";r=${59 - i};t=60`);
+    }
+
+    release();
+    expect((await first).status).toBe(201);
+    // The first request's write is the only one taken.
+    expect((await svc.post("/api/v1/posts", { actor: "in-progress-budget", json: { text: "next" } })).headers.ratelimit).toMatch(/^"actor";r=8;/);
+  });
 });

@@ -101,8 +101,10 @@ describe.each(serviceMatrix)("Idempotency-Key on POST /api/v1/posts over $name",
 
   it("50 parallel creates with one Idempotency-Key make exactly one post", async () => {
     const results = await Promise.all(Array.from({ length: 50 }, () => create("i-6", "key-race", { text: "race" })));
+    // Each answer as status and code (or "replayed"), so a failure says what the 50 got.
+    const seen = results.map((r) => `${r.status} ${r.json?.error?.code ?? (r.headers["idempotent-replayed"] ? "replayed" : "")}`);
     const created = results.filter((r) => r.status === 201 && r.headers["idempotent-replayed"] === undefined);
-    expect(created).toHaveLength(1);
+    expect(created, seen.join(", ")).toHaveLength(1);
     for (const r of results) {
       if (r.status === 201) expect(r.json.data.postId).toBe(created[0]!.json.data.postId);
       else expect([409, 429]).toContain(r.status);

@@ -13,7 +13,7 @@ import {
 import { fingerprint, parseIdempotencyKey } from "../../idempotency/idempotency-key";
 import { successBody, type Outcome } from "../outcome";
 import type { RouteCall } from "../route-call";
-import { admitReplay } from "./rate-limit";
+import { admitAsRead } from "./rate-limit";
 import { refreshPlaybackUrls } from "../../audio/refresh-playback-urls";
 
 /** The middleware's own record of a held key: whether the handler's write took the completion clause. */
@@ -73,10 +73,11 @@ export const idempotency = (): MiddlewareObj<RouteCall, Outcome> => {
         }
         case "replay":
           // Refused (429), a replay leaves the stored answer as it is: this request never held the key.
-          await admitReplay(call);
+          await admitAsRead(call);
           call.responseHeaders["Idempotent-Replayed"] = "true";
           return { kind: "json", status: outcome.status, body: replayed(outcome.body, call), headers: {} } satisfies Outcome;
         case "in-progress":
+          await admitAsRead(call);
           throw new DomainError("IDEMPOTENCY_IN_PROGRESS", "a request with this Idempotency-Key is still in progress");
         case "mismatch":
           throw new DomainError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request body");

@@ -41,12 +41,19 @@ const admit = (call: RouteCall, { allowed, results }: RateLimitOutcome, cls = ca
   if (!allowed) throw new DomainError("RATE_LIMITED", refusalMessage(cls, results));
 };
 
+/** Calls the idempotency check answered, limited as reads (admitAsRead): their error is not counted again. */
+const admittedAsRead = new WeakSet<RouteCall>();
+
 /**
- * Admits an idempotent replay, answered before the route's limiter: it writes nothing, so it takes the read class's
- * limiters (the actor's and the client IP's aggregate), not a write, and a replay storm is refused like a read storm.
+ * Admits a write the idempotency check answers before the route's limiter, a replay or a 409 while its key's first
+ * request runs: it writes nothing, so it takes the read class's limiters (the actor's and the client IP's aggregate),
+ * not a write, and a storm of them is refused like a read storm. Counted as writes, a client's own concurrent retries
+ * spent the write budget of the request they retried, which was then refused, and no post was made.
  */
-export const admitReplay = async (call: RouteCall): Promise<void> =>
+export const admitAsRead = async (call: RouteCall): Promise<void> => {
+  admittedAsRead.add(call);
   admit(call, await takeRateLimits(call.sql, limitersOf(call, "read"), windowClock(call.deps.now)), "read");
+};
 
 /**
  * Takes the route's limiters in one statement: the per-caller limit (acting actor; the tenant for viewer-less
@@ -84,8 +91,8 @@ export const rateLimit = (): MiddlewareObj<RouteCall> => {
       const take = pending.get(call);
       if (take) await take().catch((error: unknown) => void (request.error = error as Error));
       const cls = call.route.rateLimit;
-      // A limiter's own refusal (a replay's) was counted where it was refused.
-      if (!cls || taking.has(call) || (request.error instanceof DomainError && request.error.code === "RATE_LIMITED")) return;
+      // Taken already: by the route's limiter, or as a read by the idempotency check; a limiter's refusal where it refused.
+      if (!cls || taking.has(call) || admittedAsRead.has(call) || (request.error instanceof DomainError && request.error.code === "RATE_LIMITED")) return;
       // Refused before its limits were taken (no valid token, bad input, a key in use): every route is limited, so
       // it still counts, and past the limit the 429 wins. A take that fails leaves the refusal as it is.
       const outcome = await takeRateLimits(call.sql, limitersOf(call), windowClock(call.deps.now)).catch(() => undefined);
