@@ -63,31 +63,57 @@ const retryLater = `UPDATE webhook_events
 const recordOutcome = `UPDATE webhook_events SET outcome = $2, attempts = attempts + $3, settled_at = $4::timestamptz
   WHERE ${stillClaimed("$5")}`;
 
-/** Sends claimed events and records each outcome; never throws (a failed delivery never fails the pass). */
+/**
+ * Deliveries one call keeps in flight. A sweep after an outage settles hundreds of stages at once, and all their
+ * events go to one tenant's receiver: sent all at once, 600 of them on a loaded machine timed out together, and so
+ * did their retries, so the burst failed where a steady stream got through.
+ */
+export const maxDeliveriesInFlight = 16;
+
+/**
+ * Sends claimed events, `maxDeliveriesInFlight` at a time, and records each outcome; never throws (a failed delivery
+ * never fails the pass). After the first of them, a delivery starts only if it can end, every attempt timing out,
+ * before its claim lapses: one that could not is left as it is, and the sweep sends it once the claim has lapsed,
+ * under the same event id, rather than a second deliverer sending it beside this one.
+ */
 export const deliverEvents = async (deps: OutboxDeps, events: readonly ClaimedEvent[]): Promise<void> => {
-  await Promise.all(
-    events.map(async (event) => {
-      try {
-        const target = deps.webhooks.get(event.appId);
-        const result = target
-          ? await deliverWebhook(event, target, deps.log, { ...deliveryDefaults, ...deps.delivery })
-          : { outcome: "failed" as const, attempts: 0 };
-        if (!target) deps.log.warn("webhook dropped: the tenant no longer has a webhook target", { eventId: event.eventId, appId: event.appId });
-        const now = (deps.now ?? deps.delivery?.now ?? deliveryDefaults.now)();
-        if (result.outcome === "failed" && result.later) {
-          const [next] = await deps.sql.query<{ rounds: number; nextAttemptAt: unknown }>(retryLater, [
-            event.eventId, result.attempts, now.toISOString(), deps.retry.capMs, deps.retry.baseMs, event.claimedUntil,
-          ]);
-          if (next) deps.log.info("webhook undelivered; tried again later", { eventId: event.eventId, appId: event.appId, rounds: next.rounds, nextAttemptAt: String(next.nextAttemptAt) });
-          return;
-        }
-        await deps.sql.query(recordOutcome, [event.eventId, result.outcome, result.attempts, now.toISOString(), event.claimedUntil]);
-      } catch (error) {
-        // The claim lapses and the sweep tries again; the receiver dedupes on the event id.
-        deps.log.warn("webhook outcome not recorded", { eventId: event.eventId, error: String(error) });
-      }
-    }),
-  );
+  const options = { ...deliveryDefaults, ...deps.delivery };
+  const longestMs = (options.backoffMs.length + 1) * options.timeoutMs + options.backoffMs.reduce((a, b) => a + b, 0);
+  // Claims are on the clock outcomes are recorded by (a test's may stand still); time passing here is measured.
+  const clockAtStart = (deps.now ?? options.now)().getTime();
+  const started = performance.now();
+  const inTime = (event: ClaimedEvent) => performance.now() - started + longestMs <= Date.parse(event.claimedUntil) - clockAtStart;
+  const waiting = [...events];
+  let sent = 0;
+  const sender = async () => {
+    for (let event = waiting.shift(); event; event = waiting.shift()) {
+      if (sent >= maxDeliveriesInFlight && !inTime(event)) continue;
+      sent++;
+      await deliverOne(deps, options, event);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(maxDeliveriesInFlight, events.length) }, sender));
+};
+
+/** One event: delivered, failed, or due again later, recorded under the claim it was sent with. */
+const deliverOne = async (deps: OutboxDeps, options: DeliveryOptions, event: ClaimedEvent): Promise<void> => {
+  try {
+    const target = deps.webhooks.get(event.appId);
+    const result = target ? await deliverWebhook(event, target, deps.log, options) : { outcome: "failed" as const, attempts: 0 };
+    if (!target) deps.log.warn("webhook dropped: the tenant no longer has a webhook target", { eventId: event.eventId, appId: event.appId });
+    const now = (deps.now ?? options.now)();
+    if (result.outcome === "failed" && result.later) {
+      const [next] = await deps.sql.query<{ rounds: number; nextAttemptAt: unknown }>(retryLater, [
+        event.eventId, result.attempts, now.toISOString(), deps.retry.capMs, deps.retry.baseMs, event.claimedUntil,
+      ]);
+      if (next) deps.log.info("webhook undelivered; tried again later", { eventId: event.eventId, appId: event.appId, rounds: next.rounds, nextAttemptAt: String(next.nextAttemptAt) });
+      return;
+    }
+    await deps.sql.query(recordOutcome, [event.eventId, result.outcome, result.attempts, now.toISOString(), event.claimedUntil]);
+  } catch (error) {
+    // The claim lapses and the sweep tries again; the receiver dedupes on the event id.
+    deps.log.warn("webhook outcome not recorded", { eventId: event.eventId, error: String(error) });
+  }
 };
 
 /** Events deleted by one sweep at most: a backlog (a first sweep after a long retention) goes over several runs. */
