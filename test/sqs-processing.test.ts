@@ -331,7 +331,7 @@ describe.each(backends)("a queue that never answers, on $name", (backend) => {
 
 describe("the SQS stage function (Lambda, batch of 1)", () => {
   it("a failed attempt's visibility backs off with each receive (5 s, 20 s, 80 s), far below the queue's timeout", () => {
-    expect([1, 2, 3].map(retryDelaySeconds)).toEqual([5, 20, 80]);
+    expect([1, 2, 3].map((attempt) => retryDelaySeconds(attempt))).toEqual([5, 20, 80]);
     expect(retryDelaySeconds(10)).toBe(900);
   });
 

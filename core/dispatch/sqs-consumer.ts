@@ -8,11 +8,12 @@
  */
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from "@aws-sdk/client-sqs";
 import { retryDelaySeconds } from "../processing/retry-policy";
+import type { Retry } from "../processing/run-pass";
 import { longPollTimeoutMs } from "./sqs-client";
 import type { Logger } from "../observability/logger";
 
-/** Handles one message; "retry" leaves it on the queue. */
-export type MessageHandler = (message: Message, receiveCount: number) => Promise<"done" | "retry">;
+/** Handles one message; a retry leaves it on the queue (for at least its `retryAfterMs`, when it has one). */
+export type MessageHandler = (message: Message, receiveCount: number) => Promise<"done" | Retry>;
 
 export const startSqsConsumer = (opts: {
   client: SQSClient;
@@ -21,7 +22,7 @@ export const startSqsConsumer = (opts: {
   log: Pick<Logger, "warn" | "error">;
   /** Long-poll wait (seconds); tests use short ones. */
   waitSeconds?: number;
-  retryVisibility?: (receiveCount: number) => number;
+  retryVisibility?: (receiveCount: number, retry: Retry) => number;
   /** How long a received message stays invisible, renewed every third of it while it is handled (seconds). */
   holdSeconds?: number;
 }) => {
@@ -64,13 +65,13 @@ export const startSqsConsumer = (opts: {
       }
       for (const message of messages) {
         const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
-        let result: "done" | "retry";
+        let result: "done" | Retry;
         const release = hold(message);
         try {
           result = await opts.handle(message, receiveCount);
         } catch (error) {
           log.error("processing job failed", { queueUrl, messageId: message.MessageId, receiveCount, error: String(error) });
-          result = "retry";
+          result = { kind: "retry" };
         } finally {
           release();
         }
@@ -79,7 +80,7 @@ export const startSqsConsumer = (opts: {
             await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
           } else {
             await client.send(
-              new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: retryVisibility(receiveCount) }),
+              new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: retryVisibility(receiveCount, result) }),
             );
           }
         } catch (error) {

@@ -1,11 +1,12 @@
 /**
  * Inline dispatch (SVC_PROCESSING_INLINE=true): the job runs inside the create or PATCH request, before it answers.
- * A job to retry (retry-policy.ts) is tried again in the background after the policy's wait, up to its last
- * attempt; if this process ends first, the sweep dispatches the lapsed stages again.
+ * A job to retry (retry-policy.ts) is tried again in the background after the policy's wait (or the provider's
+ * `Retry-After`, when longer), up to its last attempt; if this process ends first, the sweep dispatches the lapsed
+ * stages again.
  */
 import type { Dispatcher } from "./dispatcher";
 import type { Job } from "./job";
-import { mustRetry, retryPolicy, type RetryPolicy } from "./retry-policy";
+import { mustRetry, retryDelayMs, retryPolicy, type RetryPolicy } from "./retry-policy";
 import type { Worker } from "./worker";
 
 export const createInlineDispatcher = (worker: Worker, track: (work: Promise<unknown>) => void, policy: RetryPolicy = retryPolicy): Dispatcher => {
@@ -17,7 +18,7 @@ export const createInlineDispatcher = (worker: Worker, track: (work: Promise<unk
         // A failed attempt was logged by its invocation; the next one, if any, is up to the sweep. A retry runs after
         // the request answered, so it is no line of that request: it gets an id of its own.
         run(job, attempt + 1).catch(() => undefined).finally(resolve);
-      }, policy.delayMs(attempt));
+      }, retryDelayMs(attempt, outcome.kind === "retry" ? outcome : undefined, policy));
       timer.unref?.();
     });
     track(later);

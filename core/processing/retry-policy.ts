@@ -4,6 +4,7 @@
  * retry count, inline dispatch's own count); on the last attempt a provider's request to retry settles the stage
  * failed instead. Between attempts the wait grows: 5 s, 20 s, 80 s... (SQS: the message's visibility).
  */
+import type { Retry } from "./run-pass";
 import type { JobOutcome } from "./worker";
 
 export interface RetryPolicy {
@@ -26,5 +27,23 @@ export const retryPolicy: RetryPolicy = {
  */
 export const mustRetry = (outcome: JobOutcome): boolean => outcome.kind === "retry" || outcome.kind === "busy";
 
-/** The same wait in seconds, as SQS takes a message's visibility timeout. */
-export const retryDelaySeconds = (attempt: number): number => retryPolicy.delayMs(attempt) / 1000;
+/**
+ * The most a provider's `Retry-After` may hold a stage back: five minutes, well inside the sweep's lapse, so a
+ * provider's long or mistaken hint delays a stage rather than strands it.
+ */
+export const maxProviderRetryAfterMs = 5 * 60_000;
+
+/**
+ * How long to wait after failed attempt `attempt`: the policy's wait, or the provider's `Retry-After` when it asked
+ * for longer (up to maxProviderRetryAfterMs). Asked again sooner, a throttled provider refuses again, and the stage
+ * spends its few attempts on refusals.
+ */
+export const retryDelayMs = (attempt: number, retry?: Retry, policy: RetryPolicy = retryPolicy): number =>
+  Math.max(policy.delayMs(attempt), Math.min(retry?.retryAfterMs ?? 0, maxProviderRetryAfterMs));
+
+/** The same wait in whole seconds, as SQS takes a message's visibility timeout. */
+export const retryDelaySeconds = (attempt: number, retry?: Retry): number => Math.ceil(retryDelayMs(attempt, retry) / 1000);
+
+/** A job's outcome as what its queue does next: done, or a retry (with the provider's timing, if any). */
+export const nextStep = (outcome: JobOutcome): "done" | Retry =>
+  outcome.kind === "retry" ? outcome : outcome.kind === "busy" ? { kind: "retry" } : "done";

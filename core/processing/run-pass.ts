@@ -66,7 +66,10 @@ export interface PassOptions {
  * - `busy`: another pass holds the lease (or took it from this one): the job is retried later (retry-policy.ts);
  * - `retry`: a provider asked for a retry, or time ran out; retry later.
  */
-export type PassOutcome = { kind: "done"; ran: boolean } | { kind: "busy" } | { kind: "retry" };
+export type PassOutcome = { kind: "done"; ran: boolean } | { kind: "busy" } | Retry;
+
+/** A pass to run again later: `retryAfterMs` when the provider timed its refusal (its `Retry-After`). */
+export type Retry = { kind: "retry"; retryAfterMs?: number };
 
 /** Stop starting stages this close to the deadline: the queue retries what is left. */
 const deadlineMarginMs = 5_000;
@@ -125,7 +128,7 @@ export const runPass = async (deps: PassDeps, job: Job, options: PassOptions = {
       const then = stageOrder.filter((s) => s !== next.stage && state.pending.some((p) => p.stage === s));
       const outcome = await runStage({ deps, job, stage: next.stage, then, audio: state.audio, postCid: state.postCid, token, deadline, lost: heartbeat.lost, finalAttempt: options.finalAttempt === true, settle });
       if (heartbeat.lost.aborted) throw new LeaseLost();
-      if (outcome === "retry") return { kind: "retry" };
+      if (outcome !== "settled") return outcome;
     }
     return { kind: "done", ran };
   } catch (error) {
@@ -210,7 +213,7 @@ interface StageRun {
  * Runs one stage and settles it; "retry" when the provider asks for another attempt and the stage stays pending
  * (on the final attempt it settles failed instead).
  */
-const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadline, lost, finalAttempt, settle }: StageRun): Promise<"settled" | "retry"> => {
+const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadline, lost, finalAttempt, settle }: StageRun): Promise<"settled" | Retry> => {
   const { appId, postId: rkey } = job;
   if (!audio) {
     await settle("failed", "provider_error");
@@ -263,11 +266,14 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
     }
   } catch (error) {
     if (!(error instanceof ProviderError) || lost.aborted) throw error;
-    deps.log.warn("provider failed", { appId, postId: rkey, stage, disposition: error.disposition, error: error.message });
+    deps.log.warn("provider failed", {
+      appId, postId: rkey, stage, disposition: error.disposition, error: error.message,
+      ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
+    });
     if (error.disposition === "fail" || finalAttempt) {
       await settle("failed", error.reason);
       return "settled";
     }
-    return "retry";
+    return { kind: "retry", ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }) };
   }
 };

@@ -15,7 +15,7 @@ import { createFsBlobStore } from "../blobs/fs-blob-store";
 import { rawCid } from "../blobs/raw-cid";
 import { maxIsolatedBytes } from "./elevenlabs/elevenlabs-denoiser";
 import { createElevenLabsTranscriber } from "./elevenlabs/elevenlabs-transcriber";
-import { maxAnswerBytes, readBody } from "./provider-http";
+import { maxAnswerBytes, providerFetch, readBody } from "./provider-http";
 import { type AudioRef, ProviderError } from "./provider-port";
 import { createRenditionClient } from "./rendition/rendition-client";
 
@@ -115,5 +115,37 @@ describe("an answer larger than the bound", () => {
 
   it("an isolated answer of an hour of mp3 at its highest bitrate (320 kbit/s) fits the audio-isolation bound", () => {
     expect(maxIsolatedBytes).toBeGreaterThanOrEqual(3600 * (320_000 / 8));
+  });
+});
+
+describe("a provider's refusal with Retry-After", () => {
+  /** Answers every request with `answer`'s status and headers, and no body. */
+  const serving = async (answer: { status: number; headers: Record<string, string> }, use: (url: string) => Promise<void>) => {
+    const refusing = createServer((req, res) => req.resume().on("end", () => res.writeHead(answer.status, answer.headers).end()));
+    await new Promise<void>((r) => refusing.listen(0, "127.0.0.1", r));
+    try {
+      await use(`http://127.0.0.1:${(refusing.address() as AddressInfo).port}`);
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise<void>((r) => refusing.close(() => r()));
+    }
+  };
+
+  it("a 429 or 503 is a retry carrying the provider's wait; a 400's Retry-After is no hint, since no retry can fix it", async () => {
+    await serving({ status: 429, headers: { "retry-after": "40" } }, async (url) => {
+      const error = await failure(providerFetch("elevenlabs", url, { method: "POST" }, call()));
+      expect([error.disposition, error.retryAfterMs]).toEqual(["retry", 40_000]);
+    });
+    await serving({ status: 503, headers: { "retry-after": "7" } }, async (url) => {
+      const error = await failure(createRenditionClient({ baseUrl: url, token: "t".repeat(32) }).call("trim", { appId: "alpha", cid: "bafkreia", mimeType: "audio/wav" }, call()));
+      expect([error.disposition, error.retryAfterMs]).toEqual(["retry", 7_000]);
+    });
+    await serving({ status: 400, headers: { "retry-after": "40" } }, async (url) => {
+      const error = await failure(providerFetch("elevenlabs", url, { method: "POST" }, call()));
+      expect([error.disposition, error.retryAfterMs]).toEqual(["fail", undefined]);
+    });
+    await serving({ status: 429, headers: {} }, async (url) => {
+      expect((await failure(providerFetch("elevenlabs", url, { method: "POST" }, call()))).retryAfterMs).toBeUndefined();
+    });
   });
 });

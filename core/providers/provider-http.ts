@@ -1,9 +1,11 @@
 /**
  * One outbound call to an external provider: bounded by the call's deadline, redirects never followed, and the
- * failure rule of the provider port applied (429, 408, 5xx, timeouts and network errors `retry`; any other 4xx, a
- * redirect `fail`). Messages name the provider and the status, never a request header (where the API key is).
+ * failure rule of the provider port applied (429, 408, 5xx, timeouts and network errors `retry`, with the provider's
+ * `Retry-After` when it sent one; any other 4xx, a redirect `fail`). Messages name the provider and the status, never
+ * a request header (where the API key is).
  */
 import { type ProviderCall, ProviderError } from "./provider-port";
+import { retryAfterMs } from "./retry-after";
 
 /**
  * The most bytes of an answer read into memory: a transcript of hours of speech is a few tens of MB of JSON. An
@@ -46,7 +48,9 @@ export async function providerFetch(
   await response.body?.cancel().catch(() => undefined);
   if (response.status >= 300 && response.status < 400) throw new ProviderError("fail", `${provider}: unexpected redirect (HTTP ${response.status}), not followed`);
   const retry = response.status === 408 || response.status === 429 || response.status >= 500;
-  throw new ProviderError(retry ? "retry" : "fail", `${provider}: HTTP ${response.status}`);
+  throw new ProviderError(retry ? "retry" : "fail", `${provider}: HTTP ${response.status}`, "provider_error", {
+    retryAfterMs: retry ? retryAfterMs(response.headers.get("retry-after")) : undefined,
+  });
 }
 
 /**

@@ -79,13 +79,16 @@ export interface StageProviders {
  * `failed` with `provider_error`. A provider never puts its API key in the message.
  */
 export class ProviderError extends Error {
+  /** A `retry` the provider timed (its `Retry-After`): the next attempt waits at least this long. */
+  readonly retryAfterMs?: number;
   constructor(
     readonly disposition: "retry" | "fail",
     message: string,
     readonly reason: "provider_error" | "timeout" = "provider_error",
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number | undefined },
   ) {
     super(message, options);
     this.name = "ProviderError";
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }

@@ -6,6 +6,7 @@
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { ProviderError } from "../provider-port";
 import { ranOutOfTime, readJson } from "../provider-http";
+import { retryAfterMs } from "../retry-after";
 
 export type RenditionOperation = "trim" | "denoise" | "normalize" | "render" | "waveform";
 
@@ -73,7 +74,10 @@ export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch
         // carry anything, the Authorization header included.
         const code = body?.error?.code;
         const detail = typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? ` ${code}` : "";
-        throw new ProviderError(retryable(response.status) ? "retry" : "fail", `rendition ${operation}: HTTP ${response.status}${detail}`);
+        const retry = retryable(response.status);
+        throw new ProviderError(retry ? "retry" : "fail", `rendition ${operation}: HTTP ${response.status}${detail}`, "provider_error", {
+          retryAfterMs: retry ? retryAfterMs(response.headers.get("retry-after")) : undefined,
+        });
       }
       if (cutShort) throw cutShort;
       if (!body || body.success !== true || body.data === undefined) throw new ProviderError("fail", `rendition ${operation}: malformed answer`);

@@ -8,7 +8,8 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import type { Logger } from "../../observability/logger";
 import { parseJob } from "../../processing/job";
-import { mustRetry, retryDelaySeconds, retryPolicy } from "../../processing/retry-policy";
+import { nextStep, retryDelaySeconds, retryPolicy } from "../../processing/retry-policy";
+import type { Retry } from "../../processing/run-pass";
 import type { Worker } from "../../processing/worker";
 
 export interface StageHandlerPorts {
@@ -18,15 +19,18 @@ export interface StageHandlerPorts {
   now: () => Date;
 }
 
-/** One stage-queue message: "retry" leaves it on the queue. A body that is not a job is dropped with an error log. */
-export const runStageMessage = async (ports: StageHandlerPorts, body: string, receiveCount: number, deadline?: number): Promise<"done" | "retry"> => {
+/**
+ * One stage-queue message: a retry leaves it on the queue, for the policy's wait or the provider's `Retry-After`. A
+ * body that is not a job is dropped with an error log.
+ */
+export const runStageMessage = async (ports: StageHandlerPorts, body: string, receiveCount: number, deadline?: number): Promise<"done" | Retry> => {
   const job = parseJob(body);
   if (!job) {
     ports.logger.error("processing message is not a job; dropped", { body: body.slice(0, 200) });
     return "done";
   }
   const outcome = await ports.worker.runJob(job, { attempt: receiveCount, maxAttempts: retryPolicy.maxAttempts, ...(deadline !== undefined && { deadline }) });
-  return mustRetry(outcome) ? "retry" : "done";
+  return nextStep(outcome);
 };
 
 /** The queue a message came from (`arn:aws:sqs:<region>:<account>:<name>`), as its URL. */
@@ -51,13 +55,13 @@ export const stageHandler =
     for (const record of event.Records) {
       const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? 1);
       const deadline = context ? built.now().getTime() + context.getRemainingTimeInMillis() - stageAnswerMarginMs : undefined;
-      const result = await runStageMessage(built, record.body, receiveCount, deadline).catch((error: unknown) => {
+      const result = await runStageMessage(built, record.body, receiveCount, deadline).catch((error: unknown): Retry => {
         built.logger.error("processing job failed", { messageId: record.messageId, receiveCount, error: String(error) });
-        return "retry" as const;
+        return { kind: "retry" };
       });
-      if (result === "retry") {
+      if (result !== "done") {
         await built.sqs
-          .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrlOf(record), ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySeconds(receiveCount) }))
+          .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrlOf(record), ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySeconds(receiveCount, result) }))
           .catch((error: unknown) => built.logger.warn("visibility not shortened", { error: String(error) }));
         throw new Error(`processing job ${record.messageId} will be retried`);
       }

@@ -9,11 +9,12 @@ import { createSqsClient } from "../../dispatch/sqs-client";
 import { deadLetterQueueOf } from "../../dispatch/dead-letter-queue";
 import { startSqsConsumer } from "../../dispatch/sqs-consumer";
 import { runStageMessage } from "../jobs/stage-handler";
+import type { Retry } from "../../processing/run-pass";
 import { runDeadLetterMessage, runSweep, sentAtOf } from "../jobs/settle-jobs";
 
 export const startEnrichmentWorkers = (
   deps: Deps,
-  options: { sqs?: SQSClient; waitSeconds?: number; retryVisibility?: (receiveCount: number) => number; holdSeconds?: number } = {},
+  options: { sqs?: SQSClient; waitSeconds?: number; retryVisibility?: (receiveCount: number, retry: Retry) => number; holdSeconds?: number } = {},
 ) => {
   const { dispatcher } = deps.enrichment;
   const { queueUrl, deadLetterQueueUrl } = deps.config.processing;
