@@ -6,19 +6,20 @@
  */
 import type { Dispatcher } from "./dispatcher";
 import type { Job } from "./job";
-import { mustRetry, retryDelayMs, retryPolicy, type RetryPolicy } from "./retry-policy";
+import { nextStep, retryDelayMs, retryPolicy, type RetryPolicy } from "./retry-policy";
 import type { Worker } from "./worker";
 
 export const createInlineDispatcher = (worker: Worker, track: (work: Promise<unknown>) => void, policy: RetryPolicy = retryPolicy): Dispatcher => {
   const run = async (job: Job, attempt: number, requestId?: string): Promise<void> => {
     const outcome = await worker.runJob(job, { attempt, maxAttempts: policy.maxAttempts, ...(requestId !== undefined && { requestId }) });
-    if (!mustRetry(outcome) || attempt >= policy.maxAttempts) return;
+    const step = nextStep(outcome);
+    if (step === "done" || attempt >= policy.maxAttempts) return;
     const later = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         // A failed attempt was logged by its invocation; the next one, if any, is up to the sweep. A retry runs after
         // the request answered, so it is no line of that request: it gets an id of its own.
         run(job, attempt + 1).catch(() => undefined).finally(resolve);
-      }, retryDelayMs(attempt, outcome.kind === "retry" ? outcome : undefined, policy));
+      }, retryDelayMs(attempt, step, policy));
       timer.unref?.();
     });
     track(later);

@@ -2,7 +2,8 @@
  * The one retry policy of jobs, whichever way they come (docs/decisions.md#dispatch-and-the-worker): a job is tried
  * at most `maxAttempts` times (SQS's receive count before the dead-letter queue, the system route's Cloud Tasks
  * retry count, inline dispatch's own count); on the last attempt a provider's request to retry settles the stage
- * failed instead. Between attempts the wait grows: 5 s, 20 s, 80 s... (SQS: the message's visibility).
+ * failed instead. Between attempts the wait grows: 5 s, 20 s, 80 s... (SQS: the message's visibility), or is the
+ * provider's `Retry-After` when that is longer.
  */
 import type { Retry } from "./run-pass";
 import type { JobOutcome } from "./worker";
@@ -18,6 +19,10 @@ export const retryPolicy: RetryPolicy = {
   delayMs: (attempt) => Math.min(900_000, 5_000 * 4 ** Math.max(0, attempt - 1)),
 };
 
+/** A job's outcome as what its queue does next: done, or a retry (with the provider's timing, if any). */
+export const nextStep = (outcome: JobOutcome): "done" | Retry =>
+  outcome.kind === "retry" ? outcome : outcome.kind === "busy" ? { kind: "retry" } : "done";
+
 /**
  * Whether a job must be delivered again: when a stage asked to be retried (or time ran out), and when it met another
  * pass's live lease, as the contract has it: retried later, never dropped. The holder runs what is pending when it
@@ -25,7 +30,7 @@ export const retryPolicy: RetryPolicy = {
  * duplicate of a long pass that the queue gives up on is harmless: the dead-letter consumer leaves alone the stages a
  * live lease covers.
  */
-export const mustRetry = (outcome: JobOutcome): boolean => outcome.kind === "retry" || outcome.kind === "busy";
+export const mustRetry = (outcome: JobOutcome): boolean => nextStep(outcome) !== "done";
 
 /**
  * The most a provider's `Retry-After` may hold a stage back: five minutes, well inside the sweep's lapse, so a
@@ -43,7 +48,3 @@ export const retryDelayMs = (attempt: number, retry?: Retry, policy: RetryPolicy
 
 /** The same wait in whole seconds, as SQS takes a message's visibility timeout. */
 export const retryDelaySeconds = (attempt: number, retry?: Retry): number => Math.ceil(retryDelayMs(attempt, retry) / 1000);
-
-/** A job's outcome as what its queue does next: done, or a retry (with the provider's timing, if any). */
-export const nextStep = (outcome: JobOutcome): "done" | Retry =>
-  outcome.kind === "retry" ? outcome : outcome.kind === "busy" ? { kind: "retry" } : "done";
