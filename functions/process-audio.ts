@@ -3,7 +3,7 @@ import { DomainError } from "../core/domain-error";
 import { defineRoute } from "../core/http/route";
 import { implement } from "../core/http/route-call";
 import { jobSchema } from "../core/processing/job";
-import { mustRetry, retryPolicy } from "../core/processing/retry-policy";
+import { nextStep, retryDelaySeconds, retryPolicy } from "../core/processing/retry-policy";
 import { lambda } from "../core/runtime/lambda/lambda-root";
 import { lambdaWorker } from "../core/runtime/lambda/lambda-worker";
 import { rdsDataSql } from "../core/runtime/lambda/rds-data-sql";
@@ -43,7 +43,12 @@ const impl = implement(route, async (call) => {
   // The pass runs inside this request: its lines carry the request's id (docs/decisions.md#envelope-and-errors).
   const attempt = { attempt: attemptOf(call.req.headers), maxAttempts: retryPolicy.maxAttempts, requestId: call.requestId };
   const outcome = await call.deps.worker.runJob(call.body, attempt);
-  if (mustRetry(outcome)) throw new DomainError("SERVICE_UNAVAILABLE", "processing must be retried later");
+  const step = nextStep(outcome);
+  if (step !== "done") {
+    // Cloud Tasks considers a 503's Retry-After: the policy's wait, or the provider's when that is longer.
+    call.responseHeaders["Retry-After"] = String(retryDelaySeconds(attempt.attempt, step));
+    throw new DomainError("SERVICE_UNAVAILABLE", "processing must be retried later");
+  }
   return { data: { ran: outcome.kind === "done" && outcome.ran } };
 });
 

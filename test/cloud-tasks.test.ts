@@ -150,8 +150,28 @@ describe("the system route under the one retry policy", () => {
       await fake.settled();
       expect(fake.tasks.at(-1)!.attempts).toEqual([503, 503, 200]);
       expect(retrying.count("waveform")).toBe(3);
+      // Each 503 names the policy's wait (5 s, then 20 s) for Cloud Tasks to consider.
+      expect(fake.tasks.at(-1)!.retryAfter).toEqual(["5", "20", null]);
       const [stage] = await svc.deps.sql.query(`SELECT status, reason FROM post_stages WHERE rkey = $1`, [created.json.data.postId]);
       expect(stage).toEqual({ status: "failed", reason: "provider_error" });
+    } finally {
+      await svc.close();
+      await fake.close();
+    }
+  });
+});
+
+describe("the system route and a provider's Retry-After", () => {
+  it("a provider's refusal with Retry-After longer than the policy's wait is the worker route's 503 Retry-After", async () => {
+    const fake = await startCloudTasksFake({ accessToken: "ya29.test-access-token", retryDelayMs: 10 });
+    const throttled = testProviders({ fail: { waveform: (call) => (call === 1 ? new ProviderError("retry", "throttled", "provider_error", { retryAfterMs: 40_000 }) : undefined) } });
+    const svc = await startTasksService(fake, { providers: throttled.registry });
+    try {
+      const blob = await seedAudio(svc.deps, "alpha");
+      await svc.post("/api/v1/posts", { actor: "ct-ra", json: audioPost(blob, { waveform: true }) });
+      await fake.settled();
+      expect(fake.tasks.at(-1)!.attempts).toEqual([503, 200]);
+      expect(fake.tasks.at(-1)!.retryAfter).toEqual(["40", null]);
     } finally {
       await svc.close();
       await fake.close();

@@ -6,7 +6,7 @@ import { failPendingStages } from "./dead-letter";
 import type { Sql } from "../sql/port";
 import { acquireLease, LeaseLost, releaseLease } from "./lease";
 import { hasPendingStage } from "./pass-store";
-import { mustRetry } from "./retry-policy";
+import { nextStep } from "./retry-policy";
 import { runPass } from "./run-pass";
 import { createWorker } from "./worker";
 
@@ -26,8 +26,8 @@ describe.each(backends)("the post's lease on $name", (backend) => {
     expect(held.kind).toBe("leased");
     const outcome = await runPass(h.pass, job(post.postId));
     expect(outcome).toEqual({ kind: "busy" });
-    expect(mustRetry(outcome)).toBe(true);
-    expect(mustRetry({ kind: "retry" })).toBe(true);
+    expect(nextStep(outcome)).toEqual({ kind: "retry" });
+    expect(nextStep({ kind: "retry" })).toEqual({ kind: "retry" });
     expect((await h.stages(post.postId)).transcribe!.status).toBe("pending");
     await releaseLease(h.sql, "alpha", post.postId, (held as { token: string }).token, new Date());
     expect(await runPass(h.pass, job(post.postId))).toEqual({ kind: "done", ran: true });

@@ -19,18 +19,15 @@ export const retryPolicy: RetryPolicy = {
   delayMs: (attempt) => Math.min(900_000, 5_000 * 4 ** Math.max(0, attempt - 1)),
 };
 
-/** A job's outcome as what its queue does next: done, or a retry (with the provider's timing, if any). */
+/**
+ * A job's outcome as what its queue does next: done, or a retry (with the provider's timing, if any). A job is
+ * delivered again when a stage asked to be retried (or time ran out), and when it met another pass's live lease, as
+ * the contract has it: retried later, never dropped. The holder runs what is pending when it looks again, but a stage
+ * queued after its last look and before it let go would otherwise wait for the sweep. A duplicate of a long pass that
+ * the queue gives up on is harmless: the dead-letter consumer leaves alone the stages a live lease covers.
+ */
 export const nextStep = (outcome: JobOutcome): "done" | Retry =>
   outcome.kind === "retry" ? outcome : outcome.kind === "busy" ? { kind: "retry" } : "done";
-
-/**
- * Whether a job must be delivered again: when a stage asked to be retried (or time ran out), and when it met another
- * pass's live lease, as the contract has it: retried later, never dropped. The holder runs what is pending when it
- * looks again, but a stage queued after its last look and before it let go would otherwise wait for the sweep. A
- * duplicate of a long pass that the queue gives up on is harmless: the dead-letter consumer leaves alone the stages a
- * live lease covers.
- */
-export const mustRetry = (outcome: JobOutcome): boolean => nextStep(outcome) !== "done";
 
 /**
  * The most a provider's `Retry-After` may hold a stage back: five minutes, well inside the sweep's lapse, so a

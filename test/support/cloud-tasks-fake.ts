@@ -9,6 +9,8 @@ export interface CreatedTask {
   dispatchDeadline?: string;
   /** Status of each call the fake made to the task's URL. */
   attempts: number[];
+  /** The `Retry-After` each of those answers carried (Cloud Tasks considers it on a 429 or 503). */
+  retryAfter: (string | null)[];
 }
 
 const readBody = async (req: IncomingMessage) => {
@@ -29,6 +31,7 @@ export const startCloudTasksFake = async (opts: { accessToken: string; retryDela
   const deliver = async (task: CreatedTask) => {
     for (let i = 0; i < (opts.maxAttempts ?? 10); i++) {
       let status = 0; // unreachable target
+      let retryAfter: string | null = null;
       try {
         const res = await fetch(task.httpRequest.url, {
           method: task.httpRequest.httpMethod,
@@ -39,8 +42,10 @@ export const startCloudTasksFake = async (opts: { accessToken: string; retryDela
         });
         await res.body?.cancel();
         status = res.status;
+        retryAfter = res.headers.get("retry-after");
       } catch {}
       task.attempts.push(status);
+      task.retryAfter.push(retryAfter);
       if (status >= 200 && status < 300) return;
       await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 100));
     }
@@ -65,7 +70,7 @@ export const startCloudTasksFake = async (opts: { accessToken: string; retryDela
       return;
     }
     const body = JSON.parse(await readBody(req)) as { task: { httpRequest: CreatedTask["httpRequest"]; dispatchDeadline?: string } };
-    const task: CreatedTask = { path: url, authorization: req.headers.authorization, httpRequest: body.task.httpRequest, dispatchDeadline: body.task.dispatchDeadline, attempts: [] };
+    const task: CreatedTask = { path: url, authorization: req.headers.authorization, httpRequest: body.task.httpRequest, dispatchDeadline: body.task.dispatchDeadline, attempts: [], retryAfter: [] };
     tasks.push(task);
     const name = `${url}/${tasks.length}`.replace(/^\/v2\//, "");
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ name, httpRequest: body.task.httpRequest, dispatchCount: 0 }));
