@@ -58,14 +58,14 @@ describe("a burst of webhook events", () => {
     const receiver = await startWebhookReceiver(() => ({ status: 200 }));
     try {
       const now = new Date();
-      // Every attempt timing out, a delivery takes 3 × 1 s plus 0.2 s of backoff: longer than the 3 s claim.
-      const events = await claimedEvents("3kbl", 20, now, 3_000);
-      const delivery = { timeoutMs: 1_000, backoffMs: [100, 100] };
+      // Every attempt timing out, a delivery takes 3 × 5 s plus 0.2 s of backoff: longer than the 15 s claim.
+      const events = await claimedEvents("3kbl", 20, now, 15_000);
+      const delivery = { timeoutMs: 5_000, backoffMs: [100, 100] };
       await deliverEvents({ sql: db, webhooks: new Map([["alpha", { url: receiver.url, secret: "s".repeat(32) }]]), retry, log: quiet, delivery, now: () => now }, events);
       expect(receiver.received).toHaveLength(16);
       expect(await outcomes("3kbl")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
       const left = await db.query<{ claimedUntil: string }>(`SELECT claimed_until AS "claimedUntil" FROM webhook_events WHERE rkey LIKE '3kbl%' AND outcome IS NULL`);
-      for (const row of left) expect(new Date(row.claimedUntil).getTime()).toBe(now.getTime() + 3_000);
+      for (const row of left) expect(new Date(row.claimedUntil).getTime()).toBe(now.getTime() + 15_000);
     } finally {
       await receiver.close();
     }
