@@ -44,7 +44,7 @@ describe.each(backends)("a key whose first request still runs, on $name", (backe
       const retry = await create();
       expect(retry.status).toBe(409);
       expect(retry.json.error.code).toBe("IDEMPOTENCY_IN_PROGRESS");
-      expect(retry.headers.ratelimit).toBe(`"actor";r=${59 - i};t=60`);
+      expect(retry.headers.ratelimit).toMatch(new RegExp(`^"actor";r=${59 - i};t=\\d+$`));
     }
 
     release();

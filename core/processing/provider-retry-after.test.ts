@@ -70,7 +70,7 @@ describe("a provider's Retry-After", () => {
       },
     } as unknown as SQSClient;
     const consumer = startSqsConsumer({ client, queueUrl: "q", log: quietLog, handle: async () => throttled(40_000) });
-    await expect.poll(() => visibility).toEqual([40]);
+    await expect.poll(() => visibility, { timeout: 10_000 }).toEqual([40]);
     await consumer.stop();
   });
 
