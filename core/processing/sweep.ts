@@ -199,7 +199,7 @@ export const sweep = async (deps: SweepDeps, now: Date): Promise<SweepResult> =>
     }
   }
 
-  const outbox = { sql, webhooks: deps.webhooks, retry: deps.retry, log: deps.log, delivery: deps.delivery, now: () => now };
+  const outbox = { sql, webhooks: deps.webhooks, retry: deps.retry, log: deps.log, delivery: deps.delivery, now: () => now, remainingMs: left };
   await deliverEvents(outbox, timeoutEvents);
   const delivered = await sweepOutbox(outbox, now, 100, deps.batch);
   return { redispatched, timedOut, delivered };

@@ -1,7 +1,7 @@
 /**
  * A burst of webhook events (a sweep after an outage settles hundreds of stages at once) goes to the tenant's
  * receiver a bounded number at a time (docs/decisions.md#webhooks), and a delivery that could not end before its
- * claim lapses is left for the sweep rather than sent beside the sweep's own.
+ * claim lapses, or the invocation's time, is left for the sweep rather than sent beside the sweep's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, migratedDatabase, type TestDatabase } from "../../test/support/databases";
@@ -66,6 +66,22 @@ describe("a burst of webhook events", () => {
       expect(await outcomes("3kbl")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
       const left = await db.query<{ claimedUntil: string }>(`SELECT claimed_until AS "claimedUntil" FROM webhook_events WHERE rkey LIKE '3kbl%' AND outcome IS NULL`);
       for (const row of left) expect(new Date(row.claimedUntil).getTime()).toBe(now.getTime() + 15_000);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("past the first maxDeliveriesInFlight, none starts that could outlast the invocation's time (a sweep Lambda's): it stays open for the next sweep", async () => {
+    const receiver = await startWebhookReceiver(() => ({ status: 200 }));
+    try {
+      const now = new Date();
+      // The claim leaves a minute, but the invocation has 10 s left: less than a delivery's 3 × 5 s plus 0.2 s.
+      const events = await claimedEvents("3kbr", 20, now, 60_000);
+      const delivery = { timeoutMs: 5_000, backoffMs: [100, 100] };
+      const webhooks = new Map([["alpha", { url: receiver.url, secret: "s".repeat(32) }]]);
+      await deliverEvents({ sql: db, webhooks, retry, log: quiet, delivery, now: () => now, remainingMs: () => 10_000 }, events);
+      expect(receiver.received).toHaveLength(16);
+      expect(await outcomes("3kbr")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
     } finally {
       await receiver.close();
     }

@@ -40,6 +40,8 @@ export interface OutboxDeps {
   delivery?: Partial<DeliveryOptions>;
   /** The clock outcomes and next rounds are recorded by (the pass's, the sweep's); the delivery's otherwise. */
   now?: () => Date;
+  /** The time the invocation has left (ms; the sweep's): past the first deliveries, none starts that could outlast it. */
+  remainingMs?: () => number;
 }
 
 /**
@@ -73,8 +75,9 @@ export const maxDeliveriesInFlight = 16;
 /**
  * Sends claimed events, `maxDeliveriesInFlight` at a time, and records each outcome; never throws (a failed delivery
  * never fails the pass). After the first of them, a delivery starts only if it can end, every attempt timing out,
- * before its claim lapses: one that could not is left as it is, and the sweep sends it once the claim has lapsed,
- * under the same event id, rather than a second deliverer sending it beside this one.
+ * before its claim lapses and before the invocation's time runs out (a sweep Lambda's 60 s): one that could not is
+ * left as it is, and the sweep sends it once the claim has lapsed, under the same event id, rather than a second
+ * deliverer sending it beside this one, or a function killed mid-send.
  */
 export const deliverEvents = async (deps: OutboxDeps, events: readonly ClaimedEvent[]): Promise<void> => {
   const options = { ...deliveryDefaults, ...deps.delivery };
@@ -82,7 +85,8 @@ export const deliverEvents = async (deps: OutboxDeps, events: readonly ClaimedEv
   // Claims are on the clock outcomes are recorded by (a test's may stand still); time passing here is measured.
   const clockAtStart = (deps.now ?? options.now)().getTime();
   const started = performance.now();
-  const inTime = (event: ClaimedEvent) => performance.now() - started + longestMs <= Date.parse(event.claimedUntil) - clockAtStart;
+  const inTime = (event: ClaimedEvent) =>
+    longestMs <= Math.min(Date.parse(event.claimedUntil) - clockAtStart - (performance.now() - started), deps.remainingMs?.() ?? Infinity);
   const waiting = [...events];
   let sent = 0;
   const sender = async () => {
