@@ -266,14 +266,12 @@ const runStage = async ({ deps, job, stage, then, audio, postCid, token, deadlin
     }
   } catch (error) {
     if (!(error instanceof ProviderError) || lost.aborted) throw error;
-    deps.log.warn("provider failed", {
-      appId, postId: rkey, stage, disposition: error.disposition, error: error.message,
-      ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
-    });
-    if (error.disposition === "fail" || finalAttempt) {
+    const { disposition, retryAfterMs } = error;
+    deps.log.warn("provider failed", { appId, postId: rkey, stage, disposition, error: error.message, retryAfterMs });
+    if (disposition === "fail" || finalAttempt) {
       await settle("failed", error.reason);
       return "settled";
     }
-    return { kind: "retry", ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }) };
+    return { kind: "retry", retryAfterMs };
   }
 };

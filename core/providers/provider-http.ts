@@ -47,11 +47,19 @@ export async function providerFetch(
   if (response.ok) return response;
   await response.body?.cancel().catch(() => undefined);
   if (response.status >= 300 && response.status < 400) throw new ProviderError("fail", `${provider}: unexpected redirect (HTTP ${response.status}), not followed`);
+  throw refusal(response, `${provider}: HTTP ${response.status}`);
+}
+
+/**
+ * A provider's error answer (not 2xx, not a redirect) as the port's failure: 408, 429 and 5xx `retry`, with the
+ * provider's `Retry-After` when it sent one; any other status `fail`.
+ */
+export const refusal = (response: Response, message: string): ProviderError => {
   const retry = response.status === 408 || response.status === 429 || response.status >= 500;
-  throw new ProviderError(retry ? "retry" : "fail", `${provider}: HTTP ${response.status}`, "provider_error", {
+  return new ProviderError(retry ? "retry" : "fail", message, "provider_error", {
     retryAfterMs: retry ? retryAfterMs(response.headers.get("retry-after")) : undefined,
   });
-}
+};
 
 /**
  * Reads a body within the call's deadline, counting its bytes: past `maxBytes` the rest is cancelled unread and the

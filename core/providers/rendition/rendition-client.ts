@@ -5,8 +5,7 @@
  */
 import type { AcceptedMimeType } from "../../records/accepted-types";
 import { ProviderError } from "../provider-port";
-import { ranOutOfTime, readJson } from "../provider-http";
-import { retryAfterMs } from "../retry-after";
+import { ranOutOfTime, readJson, refusal } from "../provider-http";
 
 export type RenditionOperation = "trim" | "denoise" | "normalize" | "render" | "waveform";
 
@@ -35,8 +34,6 @@ export interface RenditionCallOptions {
 export interface RenditionClient {
   call(operation: RenditionOperation, source: RenditionSourceRef, options: RenditionCallOptions): Promise<unknown>;
 }
-
-const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
 export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch }: RenditionClientOptions): RenditionClient {
   return {
@@ -74,10 +71,7 @@ export function createRenditionClient({ baseUrl, token, fetch: fetchImpl = fetch
         // carry anything, the Authorization header included.
         const code = body?.error?.code;
         const detail = typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? ` ${code}` : "";
-        const retry = retryable(response.status);
-        throw new ProviderError(retry ? "retry" : "fail", `rendition ${operation}: HTTP ${response.status}${detail}`, "provider_error", {
-          retryAfterMs: retry ? retryAfterMs(response.headers.get("retry-after")) : undefined,
-        });
+        throw refusal(response, `rendition ${operation}: HTTP ${response.status}${detail}`);
       }
       if (cutShort) throw cutShort;
       if (!body || body.success !== true || body.data === undefined) throw new ProviderError("fail", `rendition ${operation}: malformed answer`);
