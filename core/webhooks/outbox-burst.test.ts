@@ -54,36 +54,34 @@ describe("a burst of webhook events", () => {
     }
   });
 
-  it("past the first maxDeliveriesInFlight, an event whose delivery could outlast its claim is not sent: it stays open, its claim as it was, for the sweep", async () => {
+  /**
+   * Twenty events of `prefix` claimed for `claimMs`, sent to a receiver that answers at once, under 5 s attempts:
+   * every attempt timing out, a delivery would take 3 × 5 s plus 0.2 s of backoff. Answers how many arrived.
+   */
+  const sendTwenty = async (prefix: string, now: Date, claimMs: number, remainingMs?: () => number) => {
     const receiver = await startWebhookReceiver(() => ({ status: 200 }));
     try {
-      const now = new Date();
-      // Every attempt timing out, a delivery takes 3 × 5 s plus 0.2 s of backoff: longer than the 15 s claim.
-      const events = await claimedEvents("3kbl", 20, now, 15_000);
-      const delivery = { timeoutMs: 5_000, backoffMs: [100, 100] };
-      await deliverEvents({ sql: db, webhooks: new Map([["alpha", { url: receiver.url, secret: "s".repeat(32) }]]), retry, log: quiet, delivery, now: () => now }, events);
-      expect(receiver.received).toHaveLength(16);
-      expect(await outcomes("3kbl")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
-      const left = await db.query<{ claimedUntil: string }>(`SELECT claimed_until AS "claimedUntil" FROM webhook_events WHERE rkey LIKE '3kbl%' AND outcome IS NULL`);
-      for (const row of left) expect(new Date(row.claimedUntil).getTime()).toBe(now.getTime() + 15_000);
+      const events = await claimedEvents(prefix, 20, now, claimMs);
+      const webhooks = new Map([["alpha", { url: receiver.url, secret: "s".repeat(32) }]]);
+      await deliverEvents({ sql: db, webhooks, retry, log: quiet, delivery: { timeoutMs: 5_000, backoffMs: [100, 100] }, now: () => now, remainingMs }, events);
+      return receiver.received.length;
     } finally {
       await receiver.close();
     }
+  };
+
+  it("past the first maxDeliveriesInFlight, an event whose delivery could outlast its claim is not sent: it stays open, its claim as it was, for the sweep", async () => {
+    const now = new Date();
+    // The 15 s claim is shorter than a delivery could take.
+    expect(await sendTwenty("3kbl", now, 15_000)).toBe(16);
+    expect(await outcomes("3kbl")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
+    const left = await db.query<{ claimedUntil: string }>(`SELECT claimed_until AS "claimedUntil" FROM webhook_events WHERE rkey LIKE '3kbl%' AND outcome IS NULL`);
+    for (const row of left) expect(new Date(row.claimedUntil).getTime()).toBe(now.getTime() + 15_000);
   });
 
   it("past the first maxDeliveriesInFlight, none starts that could outlast the invocation's time (a sweep Lambda's): it stays open for the next sweep", async () => {
-    const receiver = await startWebhookReceiver(() => ({ status: 200 }));
-    try {
-      const now = new Date();
-      // The claim leaves a minute, but the invocation has 10 s left: less than a delivery's 3 × 5 s plus 0.2 s.
-      const events = await claimedEvents("3kbr", 20, now, 60_000);
-      const delivery = { timeoutMs: 5_000, backoffMs: [100, 100] };
-      const webhooks = new Map([["alpha", { url: receiver.url, secret: "s".repeat(32) }]]);
-      await deliverEvents({ sql: db, webhooks, retry, log: quiet, delivery, now: () => now, remainingMs: () => 10_000 }, events);
-      expect(receiver.received).toHaveLength(16);
-      expect(await outcomes("3kbr")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
-    } finally {
-      await receiver.close();
-    }
+    // The claim leaves a minute, but the invocation has 10 s left.
+    expect(await sendTwenty("3kbr", new Date(), 60_000, () => 10_000)).toBe(16);
+    expect(await outcomes("3kbr")).toEqual([{ outcome: "delivered", n: 16 }, { outcome: null, n: 4 }]);
   });
 });
