@@ -5,6 +5,7 @@ import { migrate } from "../../core/sql/migrate";
 import { openPglite } from "../../core/sql/pglite";
 import { openPostgres } from "../../core/sql/postgres";
 import type { SqlBackend } from "../../core/sql/port";
+import { pgliteTemplate } from "./pglite-templates";
 
 /**
  * The SQL backends every SQL suite runs on: PGlite always, Postgres when TEST_DATABASE_URL is set.
@@ -20,23 +21,6 @@ export interface DatabaseBackend {
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 export const migrationsDir = path.join(repoRoot, "migrations");
-
-// PGlite starts from a dumped data directory several times faster than from initdb: one template per worker.
-const templates: Partial<Record<"empty" | "migrated", Promise<Blob>>> = {};
-const pgliteTemplate = (kind: "empty" | "migrated"): Promise<Blob> =>
-  (templates[kind] ??= makePgliteTemplate(kind === "migrated").catch((error: unknown) => {
-    delete templates[kind];
-    throw error;
-  }));
-const makePgliteTemplate = async (migrated: boolean): Promise<Blob> => {
-  const db = await openPglite("memory");
-  try {
-    if (migrated) await migrate(db, migrationsDir);
-    return await db.dumpDataDir();
-  } finally {
-    await db.close();
-  }
-};
 
 export const freshDatabase = async (name: DatabaseBackend["name"]): Promise<TestDatabase> => {
   if (name === "pglite") return openPglite("memory", { loadDataDir: await pgliteTemplate("empty") });
