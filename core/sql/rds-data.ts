@@ -100,23 +100,15 @@ export const openRdsData = (opts: RdsDataOptions): SqlBackend => {
     async transaction(fn) {
       const { transactionId } = await send<{ transactionId?: string }>(new BeginTransactionCommand(target));
       if (!transactionId) throw new Error("Data API BeginTransaction returned no transactionId");
-      // One transaction is one session: statements issued concurrently by fn go out one after another.
-      let queue: Promise<unknown> = Promise.resolve();
-      const inTx = <Row>(text: string, params?: readonly SqlValue[]) => {
-        const next = queue.then(() => run<Row>(text, params, transactionId));
-        queue = next.catch(() => {});
-        return next;
-      };
+      // runTransaction sends the statements fn starts together one after another, and settles after the last.
       let result;
       try {
-        result = await runTransaction(inTx, fn);
+        result = await runTransaction((text, params) => run(text, params, transactionId), fn);
       } catch (error) {
-        await queue;
         // The caller's error is the one worth seeing; a failed rollback ends anyway when the transaction times out.
         await rollback(transactionId).catch((failure: unknown) => withRollbackFailure(error, failure));
         throw error;
       }
-      await queue;
       await send(new CommitTransactionCommand({ ...arns, transactionId }));
       return result;
     },
