@@ -6,6 +6,7 @@ import { openPglite } from "../../core/sql/pglite";
 import { openPostgres } from "../../core/sql/postgres";
 import type { SqlBackend } from "../../core/sql/port";
 import { pgliteTemplate } from "./pglite-templates";
+import { migrationsDir } from "./repo-paths";
 
 /**
  * The SQL backends every SQL suite runs on: PGlite always, Postgres when TEST_DATABASE_URL is set.
@@ -19,8 +20,7 @@ export interface DatabaseBackend {
   open(): Promise<TestDatabase>;
 }
 
-export const repoRoot = path.resolve(import.meta.dirname, "../..");
-export const migrationsDir = path.join(repoRoot, "migrations");
+export { migrationsDir, repoRoot } from "./repo-paths";
 
 export const freshDatabase = async (name: DatabaseBackend["name"]): Promise<TestDatabase> => {
   if (name === "pglite") return openPglite("memory", { loadDataDir: await pgliteTemplate("empty") });

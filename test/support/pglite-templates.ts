@@ -5,10 +5,10 @@
  * (pglite-templates-setup.ts) makes each once and writes it to a file; a file reads it from there.
  */
 import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { inject } from "vitest";
 import { migrate } from "../../core/sql/migrate";
 import { openPglite } from "../../core/sql/pglite";
+import { migrationsDir } from "./repo-paths";
 
 export type TemplateKind = "empty" | "migrated";
 
@@ -23,8 +23,6 @@ declare module "vitest" {
     pgliteTemplates: Record<TemplateKind, TemplateFile>;
   }
 }
-
-const migrationsDir = path.resolve(import.meta.dirname, "../../migrations");
 
 export const makePgliteTemplate = async (kind: TemplateKind): Promise<Blob> => {
   const db = await openPglite("memory");
