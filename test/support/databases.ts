@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import pg from "pg";
 import { migrate } from "../../core/sql/migrate";
 import { openPglite } from "../../core/sql/pglite";
