@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { SvcError } from "../../client/src/index";
+import { SvcError, SvcNetworkError } from "../../client/src/index";
 
 /** A request body of at most `limit` bytes, whole. */
 export const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> => {
@@ -13,13 +13,17 @@ export const readBody = async (req: IncomingMessage, limit: number): Promise<Buf
   return Buffer.concat(chunks);
 };
 
-export const readJson = async <T>(req: IncomingMessage): Promise<T> => {
+/** A JSON object body: the routes read its fields, so `null`, an array or a number is refused as the page's mistake. */
+export const readJson = async <T extends object>(req: IncomingMessage): Promise<Partial<T>> => {
+  let body: unknown;
   try {
-    return JSON.parse((await readBody(req, 64 * 1024)).toString("utf8")) as T;
+    body = JSON.parse((await readBody(req, 64 * 1024)).toString("utf8"));
   } catch (error) {
     if (error instanceof HttpError) throw error;
     throw new HttpError(400, "BAD_REQUEST", "the body is not JSON");
   }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "BAD_REQUEST", "the body must be a JSON object");
+  return body as Partial<T>;
 };
 
 /** The app's own refusals (the service's are SvcErrors). */
@@ -47,7 +51,10 @@ export const sendError = (res: ServerResponse, error: unknown) => {
     return sendJson(res, error.status, { error: { code: error.code, message: error.message, ...wait } }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
   }
   if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
-  sendJson(res, 502, { error: { code: "UPSTREAM", message: "the service could not be reached" } });
+  if (error instanceof SvcNetworkError) return sendJson(res, 502, { error: { code: "UPSTREAM", message: "the service could not be reached" } });
+  // The app's own fault: its log says what, the page only that it failed (not that the service did).
+  console.error("tenant app: request failed", error);
+  sendJson(res, 500, { error: { code: "INTERNAL", message: "the app failed to answer" } });
 };
 
 /** A cookie's value; one that does not decode is no cookie (the page is signed out), not a failure. */
