@@ -19,6 +19,12 @@ export const parseTimestamp = (text: string): Date => {
   return new Date(at.getTime() - offsetMs(zone));
 };
 
+/**
+ * A timestamp a statement returned, as ISO 8601 with its milliseconds: a Date where the adapter parsed the column,
+ * the text where JSON carried it (json_build_object). String() of a Date would drop the milliseconds and the zone's name.
+ */
+export const isoTimestamp = (value: unknown): string => (value instanceof Date ? value : parseTimestamp(String(value))).toISOString();
+
 const offsetMs = (zone: string): number => {
   if (zone.toUpperCase() === "Z") return 0;
   const sign = zone.startsWith("-") ? -1 : 1;

@@ -6,6 +6,7 @@
  * delivered or, past the give-up age, given up (logged once).
  */
 import type { WebhookRetry, WebhookTarget } from "../config/processing-config";
+import { isoTimestamp } from "../sql/parse-timestamp";
 import type { Sql } from "../sql/port";
 import { deliverWebhook, deliveryDefaults, type DeliveryOptions } from "./deliver-webhook";
 import { toClaimedEvent, type ClaimedEvent } from "./webhook-event";
@@ -110,7 +111,7 @@ const deliverOne = async (deps: OutboxDeps, options: DeliveryOptions, event: Cla
       const [next] = await deps.sql.query<{ rounds: number; nextAttemptAt: unknown }>(retryLater, [
         event.eventId, result.attempts, now.toISOString(), deps.retry.capMs, deps.retry.baseMs, event.claimedUntil,
       ]);
-      if (next) deps.log.info("webhook undelivered; tried again later", { eventId: event.eventId, appId: event.appId, rounds: next.rounds, nextAttemptAt: String(next.nextAttemptAt) });
+      if (next) deps.log.info("webhook undelivered; tried again later", { eventId: event.eventId, appId: event.appId, rounds: next.rounds, nextAttemptAt: isoTimestamp(next.nextAttemptAt) });
       return;
     }
     await deps.sql.query(recordOutcome, [event.eventId, result.outcome, result.attempts, now.toISOString(), event.claimedUntil]);

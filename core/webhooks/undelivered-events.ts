@@ -4,6 +4,7 @@
  * with a fresh give-up age so the sweep sends each again under its original event id.
  */
 import * as z from "zod";
+import { isoTimestamp } from "../sql/parse-timestamp";
 import type { Sql } from "../sql/port";
 import { isAppId } from "../tenancy/app-id";
 
@@ -43,7 +44,7 @@ export const redeliverBodySchema = z.strictObject({
 
 export const redeliveredSchema = z.object({ redelivered: z.number().int(), eventIds: z.array(z.string()) });
 
-const iso = (value: unknown): string | null => (value == null ? null : (value instanceof Date ? value : new Date(String(value))).toISOString());
+const iso = (value: unknown): string | null => (value == null ? null : isoTimestamp(value));
 
 /** The tenant's undelivered events, oldest first. */
 export const listUndelivered = async (sql: Sql, app: string, limit: number): Promise<z.infer<typeof undeliveredEventSchema>[]> => {

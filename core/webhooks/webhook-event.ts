@@ -1,3 +1,5 @@
+import { isoTimestamp } from "../sql/parse-timestamp";
+
 /** A stage settle event (docs/decisions.md#webhooks): what the outbox stores and the body a tenant receives. */
 export interface WebhookEvent {
   /** UUID v4, the same on every attempt and every re-delivery. */
@@ -22,9 +24,6 @@ export interface ClaimedEvent extends WebhookEvent {
 export const webhookBody = (event: WebhookEvent): string =>
   JSON.stringify({ postId: event.postId, originAppId: event.appId, stage: event.stage, status: event.status, occurredAt: event.occurredAt });
 
-/** A driver's Date as it is (String() would drop its milliseconds, and a retry's body must equal the first's). */
-const isoOf = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
-
 /** An outbox row as the SQL statements return it (json_build_object keys). */
 export const toClaimedEvent = (row: Record<string, unknown>): ClaimedEvent => ({
   eventId: String(row.eventId ?? row.event_id),
@@ -32,6 +31,6 @@ export const toClaimedEvent = (row: Record<string, unknown>): ClaimedEvent => ({
   postId: String(row.postId ?? row.rkey),
   stage: String(row.stage),
   status: row.status as WebhookEvent["status"],
-  occurredAt: isoOf(row.occurredAt ?? row.occurred_at),
-  claimedUntil: isoOf(row.claimedUntil ?? row.claimed_until),
+  occurredAt: isoTimestamp(row.occurredAt ?? row.occurred_at),
+  claimedUntil: isoTimestamp(row.claimedUntil ?? row.claimed_until),
 });

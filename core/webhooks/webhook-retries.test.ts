@@ -74,6 +74,23 @@ describe.each(backends)("webhooks that outlive an outage, on $name", (backend) =
     expect((await h.events(postId))[0]).toMatchObject({ event_id: eventId, outcome: "delivered" });
   });
 
+  it("a round that fails is logged with when the next one is due, as ISO 8601 UTC with milliseconds", async () => {
+    const t0 = Date.now() + 40 * 24 * hour;
+    const { postId, eventId } = await settledAt(t0, down);
+    const log = recordingLog();
+    await sweepAt(t0 + minute, log);
+    const later = log.lines.filter((l) => l.msg === "webhook undelivered; tried again later" && l.extra.eventId === eventId);
+    expect(later).toHaveLength(1);
+    const next = later[0]!.extra.nextAttemptAt as string;
+    expect(next).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    // Due after the round that failed, and the sweep that follows it then tries the event again.
+    expect(Date.parse(next)).toBeGreaterThan(t0 + minute);
+    const before = h.hooksFor(postId).length;
+    await sweepAt(Date.parse(next));
+    expect(h.hooksFor(postId).length).toBeGreaterThan(before);
+    down.delete(postId);
+  });
+
   it("an event still undelivered 24 hours after its settle is given up, logged once with its event id, and tried no more", async () => {
     const t0 = Date.now() + 2 * 24 * hour;
     const { postId, eventId } = await settledAt(t0, down);
