@@ -42,7 +42,7 @@ export async function encodeMeasured(context: RenditionContext, encode: Measured
   // One after the other for an mp3, with the cores taken, or for a path the tee muxer's syntax would misread (an odd TMPDIR).
   if (!measuredWhileEncoding(encode.mimeType) || /[[\]|\\]/.test(encode.file) || !coresFreeForBoth()) {
     await runFfmpeg(context.ffmpeg, [...encode.input, ...audioOnly, ...args, encode.file], ffmpegRun(context, encode.step));
-    return probeLoudness(context, encode.file, encode.mimeType, `${encode.step}:measure`, encode.alsoOutputs);
+    return probeLoudness(context, encode.file, encode.mimeType, { step: `${encode.step}:measure`, alsoOutputs: encode.alsoOutputs });
   }
   const { codec, format } = codecAndFormat(encode.mimeType);
   const packets = new PassThrough();
@@ -55,7 +55,7 @@ export async function encodeMeasured(context: RenditionContext, encode: Measured
     ...ffmpegRun(untimed, encode.step),
     stdoutTo: packets,
   });
-  const measuring = probeLoudness(untimed, packets, encode.mimeType, `${encode.step}:measure`, encode.alsoOutputs);
+  const measuring = probeLoudness(untimed, packets, encode.mimeType, { step: `${encode.step}:measure`, alsoOutputs: encode.alsoOutputs });
   const failed = (error: unknown) => {
     stop.abort();
     packets.destroy();

@@ -90,4 +90,21 @@ describe.each<AcceptedMimeType>(["audio/webm", "audio/m4a", "audio/wav", "audio/
     await call("/v1/render", normalized.cid, mimeType, fresh);
     expect(rawCid(await stored(renditionKey(blobKey(appId, normalized.cid), "mp3")))).toBe(rendered.cid);
   });
+
+  it("a trim a normalize follows makes no waveform (normalize's decode makes the one read next): the trimmed clip's waveform, asked for, is one decode, and what another process makes", async () => {
+    const bytes = await makeClip(mimeType, { lead: 1, tone: 4, tail: 1, noise: true, seed: 12 });
+    const cid = rawCid(bytes);
+    await store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
+    const trimmed = await call("/v1/trim", cid, mimeType, service, { measureOutput: true });
+    expect(trimmed.cid).not.toBe(cid);
+
+    const waveform = await call("/v1/waveform", trimmed.cid, mimeType);
+    expect(steps("/v1/waveform", trimmed.cid)).toEqual(["decode"]);
+    expect(waveform).toEqual(await call("/v1/waveform", trimmed.cid, mimeType, fresh));
+
+    // Normalize's output: its waveform came with its measurement, so the stage decodes nothing.
+    const normalized = await call("/v1/normalize", trimmed.cid, mimeType);
+    expect(await call("/v1/waveform", normalized.cid, mimeType)).toEqual(await call("/v1/waveform", normalized.cid, mimeType, fresh));
+    expect(steps("/v1/waveform", normalized.cid)).toBeUndefined();
+  });
 });

@@ -7,10 +7,16 @@ export interface Pcm {
   sampleRate: number;
 }
 
-/** A decode's analysis PCM with the waveform the same decode made at the audio's own rate: what the cache keeps. */
+/**
+ * A decode's analysis PCM with the waveform the same decode made at the audio's own rate: what the cache keeps. No
+ * waveform where the decode made none (a trim a normalize follows: normalize makes its output's, the one a waveform
+ * stage reads); a waveform asked of such a blob decodes it again (analysis-pcm.ts).
+ */
 export interface AnalysisPcm extends Pcm {
-  waveform: Waveform;
+  waveform?: Waveform;
 }
+
+export const hasWaveform = (pcm: AnalysisPcm | undefined): pcm is AnalysisPcm & { waveform: Waveform } => pcm?.waveform !== undefined;
 
 export const analysisRate = 8000;
 
@@ -29,15 +35,18 @@ export const pcmFromBytes = (bytes: Buffer): Pcm => {
 };
 
 /**
- * The outputs of an ffmpeg run that writes the analysis PCM to stdout and the waveform's source to pipe:3: `args` to
- * add to the run, `onPipe3` for its options, and `read`, which makes the run's collected stdout the AnalysisPcm.
+ * The outputs of an ffmpeg run that writes the analysis PCM to stdout and, unless `waveform` is false, the
+ * waveform's source to pipe:3: `args` to add to the run, `onPipe3` for its options, and `read`, which makes the run's
+ * collected stdout the AnalysisPcm. The waveform's stream is most of what the run sends this process (5.8 MB a minute
+ * at 48 kHz, about 37 ms of this process's CPU to read), so a decode whose waveform nobody will read makes none.
  */
-export function analysisOutputs() {
-  const waveform = new WavWaveform();
+export function analysisOutputs(waveform = true) {
+  if (!waveform) return { args: analysisPcmOutput, onPipe3: undefined, read: (stdout: Buffer): AnalysisPcm => pcmFromBytes(stdout) };
+  const points = new WavWaveform();
   return {
     args: [...analysisPcmOutput, ...waveformSourceOutput],
-    onPipe3: (chunk: Buffer) => waveform.push(chunk),
-    read: (stdout: Buffer): AnalysisPcm => ({ ...pcmFromBytes(stdout), waveform: waveform.finish() }),
+    onPipe3: (chunk: Buffer) => points.push(chunk),
+    read: (stdout: Buffer): AnalysisPcm => ({ ...pcmFromBytes(stdout), waveform: points.finish() }),
   };
 }
 

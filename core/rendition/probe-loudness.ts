@@ -1,6 +1,7 @@
 /**
  * One decode of a file that measures it as ITU-R BS.1770 / EBU R128 do (ffmpeg's ebur128 with 4× oversampled true
- * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM and waveform.
+ * peak; a mono file is measured as one channel), tells its channel count and rate, and writes its analysis PCM and
+ * (unless told not to) its waveform.
  */
 import type { Readable } from "node:stream";
 import { acceptedAudioTypes, type AcceptedMimeType, type AudioFamily } from "../records/accepted-types";
@@ -34,20 +35,27 @@ export const streamedCopy = (mimeType: AcceptedMimeType): { family: AudioFamily;
 const graph =
   "[0:a:0]asplit[meter][info];[meter]ebur128=peak=true:framelog=verbose,anullsink;[info]atrim=end_sample=1,ashowinfo,anullsink";
 
+export interface ProbeOptions {
+  /** The timing step (default `measure`). */
+  step?: string;
+  /** Further ffmpeg outputs written from the same decode (the mp3 rendition beside normalize). */
+  alsoOutputs?: string[];
+  /** False: no waveform (pcm.ts), for a decode whose waveform a later one supersedes. */
+  waveform?: boolean;
+}
+
 /**
  * `input` is a file of audio of `mimeType`, or a stream of encoded audio (another ffmpeg's streamed copy of what it
- * writes, in the container `streamedCopy` names: encode-measured.ts). `alsoOutputs` are further ffmpeg outputs
- * written from the same decode (the mp3 rendition beside normalize).
+ * writes, in the container `streamedCopy` names: encode-measured.ts).
  */
 export async function probeLoudness(
   context: Pick<RenditionContext, "ffmpeg" | "signal" | "timings">,
   input: string | Readable,
   mimeType: AcceptedMimeType,
-  step = "measure",
-  alsoOutputs: string[] = [],
+  { step = "measure", alsoOutputs = [], waveform = true }: ProbeOptions = {},
 ): Promise<LoudnessProbe> {
   const streamed = typeof input !== "string";
-  const outputs = analysisOutputs();
+  const outputs = analysisOutputs(waveform);
   const args = [...(streamed ? ffmpegInput("pipe:0", streamedCopy(mimeType).family) : typedInput(input, mimeType)), "-filter_complex", graph, ...outputs.args, ...alsoOutputs];
   const { stdout, stderr } = await runFfmpegWithLog(context.ffmpeg, args, {
     ...ffmpegRun(context, step),

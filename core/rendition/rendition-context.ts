@@ -33,7 +33,7 @@ export interface RenditionSource {
   appId: string;
   cid: string;
   mimeType: AcceptedMimeType;
-  /** Trim: measure the output's loudness, for the normalize that follows (loudness-cache.ts). */
+  /** Trim: measure the output's loudness, for the normalize that follows (loudness-cache.ts); make no waveform. */
   measureOutput?: boolean;
 }
 

@@ -5,7 +5,7 @@
  * silence kept. wav is cut at the sample, which costs no more. A clip with nothing to trim (all silence, no contrast,
  * under 100 ms to gain at both ends: speech-bounds.ts) is answered unchanged: it is never trimmed to nothing. The
  * answer and the PCM kept for the stages that follow describe the stored bytes, decoded; with `measureOutput`
- * (normalize follows) that decode also measures their loudness, for that normalize.
+ * (normalize follows) that decode also measures their loudness, for that normalize, and no decode here makes a waveform.
  */
 import { join } from "node:path";
 import { acceptedAudioTypes, type AcceptedMimeType } from "../records/accepted-types";
@@ -37,7 +37,10 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
   return withWorkspace(async (dir) => {
     const input = join(dir, "source");
     const size = await fetchBlob(context.store, sourceKey(source), input);
-    const pcm = context.pcm.get(sourceKey(source)) ?? (await decodeAnalysisPcm(context, input, source.mimeType));
+    // With a normalize to follow, no decode here makes a waveform: normalize's output is what a waveform stage reads,
+    // and the decode that measures it makes that one (a normalize that leaves the clip as it is: the stage decodes).
+    const waveform = !source.measureOutput;
+    const pcm = context.pcm.get(sourceKey(source)) ?? (await decodeAnalysisPcm(context, input, source.mimeType, "decode", waveform));
     context.pcm.set(sourceKey(source), pcm);
 
     const bounds = speechBounds(pcm);
@@ -74,7 +77,7 @@ export function trimAudio(context: RenditionContext, source: RenditionSource): P
       : await copy().catch((error: unknown) => (error instanceof FfmpegError && !context.signal?.aborted ? encode() : Promise.reject(error)));
 
     // The stages that follow read these samples (the waveform decodes nothing of its own) and these figures.
-    const measured = source.measureOutput ? await probeLoudness(context, output, source.mimeType, "trim:measure") : undefined;
+    const measured = source.measureOutput ? await probeLoudness(context, output, source.mimeType, { step: "trim:measure", waveform }) : undefined;
     const trimmed = measured?.pcm ?? (await decodeAnalysisPcm(context, output, source.mimeType, "trim:decode"));
     // The bounds are times in the decoded samples, which ffmpeg joins end to end across a gap in the container's
     // timestamps; the cut is made on those timestamps. A clip with such a gap is cut in the wrong place, and keeps
