@@ -57,13 +57,18 @@ const call = async (path: string, cid: string, mimeType: AcceptedMimeType, base 
 };
 const steps = (path: string, cid: string) => (lines.find((l) => l.path === path && l.cid === cid)?.ffmpeg as { step: string }[] | undefined)?.map((s) => s.step);
 const stored = (key: string) => readFile(join(dir, "blobs", key));
+/** A clip of `tone` seconds between a second of silence at each end, stored under its CID. */
+const storedClip = async (mimeType: AcceptedMimeType, tone: number, seed: number) => {
+  const bytes = await makeClip(mimeType, { lead: 1, tone, tail: 1, noise: true, seed });
+  const cid = rawCid(bytes);
+  await store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
+  return cid;
+};
 
 describe.each<AcceptedMimeType>(["audio/webm", "audio/m4a", "audio/wav", "audio/mpeg"])("trim, then normalize, then render, of %s", (mimeType) => {
   it("normalize measures nothing trim measured, its figures are its bytes', and render encodes nothing normalize made", async () => {
     // Quiet speech-like tone (about -34 LUFS) between silences: trim cuts, normalize lifts it 15 LU.
-    const bytes = await makeClip(mimeType, { lead: 1, tone: 5, tail: 1, noise: true, seed: 11 });
-    const cid = rawCid(bytes);
-    await store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
+    const cid = await storedClip(mimeType, 5, 11);
 
     // The pass asks this when normalize follows its trim (the rendition trimmer's measureOutput).
     const trimmed = await call("/v1/trim", cid, mimeType, service, { measureOutput: true });
@@ -92,9 +97,7 @@ describe.each<AcceptedMimeType>(["audio/webm", "audio/m4a", "audio/wav", "audio/
   });
 
   it("a trim a normalize follows makes no waveform (normalize's decode makes the one read next): the trimmed clip's waveform, asked for, is one decode, and what another process makes", async () => {
-    const bytes = await makeClip(mimeType, { lead: 1, tone: 4, tail: 1, noise: true, seed: 12 });
-    const cid = rawCid(bytes);
-    await store.writeAtomic(blobKey(appId, cid), Readable.from([bytes]));
+    const cid = await storedClip(mimeType, 4, 12);
     const trimmed = await call("/v1/trim", cid, mimeType, service, { measureOutput: true });
     expect(trimmed.cid).not.toBe(cid);
 
