@@ -100,7 +100,7 @@ const rows = [
     required: true,
     scopes: ["tenants"],
     rule: "host or host:port that a tenant DID's custody service endpoint must point at",
-    description: "host or host:port that a tenant DID's custody service endpoint must point at",
+    description: "host or host:port that a tenant DID's custody service endpoint must point at; a host without a port means the endpoint scheme's default (443 for https), so `pds.example.com` refuses `https://pds.example.com:8443`",
     parse: parsePdsHost,
   }),
   row({

@@ -20,6 +20,14 @@ describe("the custody check of a did:web document, without fetching it", () => {
     expect(reasonOf({ id: did, service: [pds("https://pds.example.test:8443")] }, "pds.example.test:443")).toContain("does not point at");
   });
 
+  it("a custody endpoint on another port of SVC_PDS_HOST is refused when SVC_PDS_HOST names no port", () => {
+    expect(check({ id: did, service: [pds("https://pds.example.test:8443")] })).toMatchObject({ ok: false });
+    expect(check({ id: did, service: [pds("http://pds.example.test:8080")] })).toMatchObject({ ok: false });
+    // The scheme's own port is the one a host without a port means.
+    expect(check({ id: did, service: [pds("https://pds.example.test:443/")] })).toEqual({ ok: true });
+    expect(check({ id: did, service: [pds("http://pds.example.test:80")] })).toEqual({ ok: true });
+  });
+
   it("#atproto_space_host decides when present, whatever its type", () => {
     const space = { id: `${did}#atproto_space_host`, type: "Anything", serviceEndpoint: "https://elsewhere.test" };
     expect(check({ id: did, service: [space, pds("https://pds.example.test")] })).toMatchObject({ ok: false });

@@ -31,7 +31,7 @@ export function checkCustodyDocument(did: string, doc: unknown, pdsHost: string)
   return endpointOn(entry.serviceEndpoint, host) ? { ok: true } : invalid(`${fragment} serviceEndpoint does not point at ${host}`);
 }
 
-/** Whether `endpoint` is an http(s) URL on `pdsHost` (with its port, when it names one). */
+/** Whether `endpoint` is an http(s) URL whose host is `pdsHost`: a port neither names is the scheme's default. */
 function endpointOn(endpoint: unknown, pdsHost: string): boolean {
   if (typeof endpoint !== "string") return false;
   let url: URL;
@@ -41,7 +41,7 @@ function endpointOn(endpoint: unknown, pdsHost: string): boolean {
     return false;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return false;
-  if (!/:\d+$/.test(pdsHost)) return url.hostname === pdsHost;
-  // Parsing SVC_PDS_HOST under the endpoint's scheme makes `host:443` equal an https endpoint with no port.
+  // Parsing SVC_PDS_HOST under the endpoint's scheme drops its default port, as the endpoint's own host does, so
+  // `host:443` equals an https endpoint with no port and `host` refuses one on port 8443.
   return url.host === new URL(`${url.protocol}//${pdsHost}`).host;
 }
