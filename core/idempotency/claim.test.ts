@@ -263,6 +263,27 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("idempotency claims shared by pr
     }
   });
 
+  it("a different body arriving while the first claim commits is a mismatch, not in-progress; the same body is in progress", async () => {
+    const postgres = backends.find((b) => b.name === "postgres")!;
+    const db = await migratedDatabase(postgres);
+    const [a, b] = [await openPostgres(db.url!), await openPostgres(db.url!)];
+    try {
+      const [scope, sameScope] = [newScope(), newScope()];
+      const racing: Promise<unknown>[] = [];
+      await a.transaction(async (tx) => {
+        expect(await claimIdempotencyKey(tx, scope, "fp1", at())).toMatchObject({ kind: "claimed" });
+        expect(await claimIdempotencyKey(tx, sameScope, "fp1", at())).toMatchObject({ kind: "claimed" });
+        // Their inserts wait for this transaction's rows, so each claim's snapshot predates the commit below.
+        racing.push(claimIdempotencyKey(b, scope, "fp2", at()), claimIdempotencyKey(b, sameScope, "fp1", at()));
+        await new Promise((r) => setTimeout(r, 300));
+      });
+      expect(await Promise.all(racing)).toEqual([{ kind: "mismatch" }, { kind: "in-progress" }]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await db.close();
+    }
+  });
+
   it("a write fenced by the held clause holds off a takeover until it commits: its post and answer land, never beside another's", async () => {
     const postgres = backends.find((b) => b.name === "postgres")!;
     const db = await migratedDatabase(postgres);

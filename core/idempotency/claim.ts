@@ -80,8 +80,8 @@ export const inlineAnswerBytes = 48 * 1024;
 
 // One statement: take the key when it is new, expired, or its running lease has lapsed; otherwise read the holder.
 // The read uses the statement's snapshot, so a holder that committed after it started is invisible: with nothing
-// claimed and nothing visible, the only explanation is a concurrent claimant, hence in-progress. The prune CTE
-// drops a few expired keys now and then (never our own row, never one in use).
+// claimed and nothing visible, the only explanation is a concurrent claimant, whose body a second statement reads
+// (liveKeySql). The prune CTE drops a few expired keys now and then (never our own row, never one in use).
 const claimSql = `
 WITH pruned AS (
   DELETE FROM idempotency_keys
@@ -110,6 +110,13 @@ SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, coalesce((SELECT written FROM 
    AND e.expires_at > $9::timestamptz AND NOT (e.state = 'running' AND e.locked_until <= $9::timestamptz)
   LEFT JOIN LATERAL (SELECT octet_length(convert_to(e.response_body::text, 'UTF8')) AS bytes) AS answer ON true`;
 
+// The live key's body, read in a statement of its own: its snapshot is taken after the claim's, so it sees a
+// concurrent claimant that committed while the claim waited for it.
+const liveKeySql = `
+SELECT fingerprint FROM idempotency_keys
+ WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4
+   AND expires_at > $5::timestamptz AND NOT (state = 'running' AND locked_until <= $5::timestamptz)`;
+
 /**
  * Claims `scope` for a request whose body has `fingerprint`, in one statement. A different body under a live key
  * is a mismatch even while the first request runs (422 wins over 409). An expired key, or a running claim whose
@@ -136,7 +143,11 @@ export const claimIdempotencyKey = async (
   ]);
   if (!row) throw new Error("idempotency claim returned no row");
   if (row.claimed) return { kind: "claimed", held: { ...scope, lockedUntil }, written: row.written === true };
-  if (row.state === null) return { kind: "in-progress" };
+  if (row.state === null) {
+    // A concurrent claimant took the key while this claim waited on it: still a mismatch when its body differs.
+    const [live] = await sql.query<{ fingerprint: string }>(liveKeySql, [scope.appId, scope.actor, scope.route, scope.key, now.toISOString()]);
+    return live && live.fingerprint !== fingerprint ? { kind: "mismatch" } : { kind: "in-progress" };
+  }
   if (row.fingerprint !== fingerprint) return { kind: "mismatch" };
   if (row.state !== "done") return { kind: "in-progress" };
   if (row.response_bytes === null || Number(row.response_bytes) <= inlineAnswerBytes) return { kind: "replay", status: Number(row.response_status), body: row.response_body };
