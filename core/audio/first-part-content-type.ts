@@ -5,7 +5,7 @@
  * for the whole body to pass through), so it has seen the header by the time busboy announces the part.
  */
 // Part headers are capped at 16 KiB (read-multipart-file.ts); a preamble beyond this much is not worth scanning.
-const scanLimitBytes = 64 * 1024;
+export const scanLimitBytes = 64 * 1024;
 
 export interface ContentTypeTap {
   /** Looks at the body's next chunk; true once it needs no more (the header was seen, or the scan limit passed). */

@@ -51,16 +51,55 @@ describe("reading the multipart file part", () => {
     const boundary = "XyZ";
     const bodyOf = (headers: string, size: number) =>
       Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.alloc(size, 7), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    // A socket's body: each piece a later packet, and its end only once it is read.
+    const paced = (pieces: Buffer[]) =>
+      Readable.from(
+        (async function* () {
+          for (const piece of pieces) {
+            yield piece;
+            await sleep(2);
+          }
+        })(),
+      );
     for (const headers of ["Content-Type: audio/wav", 'Content-Disposition: attachment; name="file"\r\nContent-Type: audio/wav']) {
-      for (const size of [100, 100_000]) {
-        for (const chunk of [4096, 65_536, 1 << 20]) {
-          const body = bodyOf(headers, size);
-          const pieces = Array.from({ length: Math.ceil(body.length / chunk) }, (_, i) => body.subarray(i * chunk, (i + 1) * chunk));
-          const request = { method: "POST", path: "/", query: {}, params: {}, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body: () => Readable.from(pieces) };
-          await expect(readMultipartFile(request as never), `${headers}, ${size} bytes in pieces of ${chunk}`).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+      for (const size of [100, 17_000, 100_000]) {
+        for (const chunk of [4096, 19_900, 65_536, 1 << 20]) {
+          for (const [how, bodyStream] of [["at once", Readable.from], ["paced", paced]] as const) {
+            const body = bodyOf(headers, size);
+            const pieces = Array.from({ length: Math.ceil(body.length / chunk) }, (_, i) => body.subarray(i * chunk, (i + 1) * chunk));
+            const request = { method: "POST", path: "/", query: {}, params: {}, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body: () => bodyStream(pieces) };
+            const answer = readMultipartFile(request as never).then(() => "a file", (error: DomainError) => error.code);
+            expect(await Promise.race([answer, sleep(1000, "no answer")]), `${headers}, ${size} bytes in pieces of ${chunk}, ${how}`).toBe("VALIDATION_ERROR");
+          }
         }
       }
     }
+  });
+
+  it("a file part that does not begin within the body's first 80 KiB is VALIDATION_ERROR once that much is read, not after the whole body", async () => {
+    const preamble = Buffer.alloc(3 << 20, "p");
+    const request = multipartRequest([{ name: "file", filename: "a.wav", contentType: "audio/wav", data: audio }]);
+    let preambleRead = 0;
+    const body = Readable.from(
+      (async function* () {
+        for (let at = 0; at < preamble.length; at += 65_536) {
+          preambleRead = at + 65_536;
+          yield preamble.subarray(at, at + 65_536);
+        }
+        yield Buffer.from("\r\n");
+        yield* request.body();
+      })(),
+    );
+    const read = readMultipartFile({ ...request, body: () => body });
+    await expect(read).rejects.toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringContaining("first 80 KiB") });
+    expect(preambleRead).toBeLessThan(1 << 20);
+  });
+
+  it("a file part with a filename but no name is the missing `file` field, its issue's path naming it", async () => {
+    const boundary = "XyZ";
+    const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nbytes\r\n--${boundary}--\r\n`);
+    const request = { method: "POST", path: "/", query: {}, params: {}, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body: () => Readable.from([body]) };
+    await expect(readMultipartFile(request as never)).rejects.toMatchObject({ code: "VALIDATION_ERROR", issues: [{ path: ["file"], message: "Required" }] });
   });
 
   it("a non-file field is VALIDATION_ERROR, before or after the file", async () => {

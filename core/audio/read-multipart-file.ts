@@ -4,7 +4,7 @@ import { Busboy } from "@fastify/busboy";
 import { DomainError, validationError } from "../domain-error";
 import type { HttpRequest } from "../http-message/http-message";
 import { maxUploadBytes } from "../records/accepted-types";
-import { boundaryOf, tapFirstPartContentType } from "./first-part-content-type";
+import { boundaryOf, scanLimitBytes, tapFirstPartContentType } from "./first-part-content-type";
 import { fileTooLarge } from "./file-too-large";
 
 export interface MultipartFile {
@@ -34,6 +34,11 @@ const tooMuchAfterFile = () => validationError(`more than ${maxTrailingBytes} by
 
 /** Longer part headers are cut off: well inside the 64 KiB the first part's raw Content-Type is looked for in. */
 const maxPartHeaderBytes = 16 * 1024;
+
+/** The file part starts within the window its Content-Type is looked for in, with its header, or not at all. */
+const maxBytesBeforeFile = scanLimitBytes + maxPartHeaderBytes;
+const noFileSoon = () =>
+  validationError(`no "file" part begins within the body's first ${maxBytesBeforeFile / 1024} KiB: ${onePart}`, [{ path: ["file"], message: "Required" }]);
 
 /**
  * Resolves when the `file` part starts; rejects with VALIDATION_ERROR for a missing `file`, another field first,
@@ -115,7 +120,8 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
       }
       if (name !== "file") {
         file.resume();
-        fail(validationError(`unexpected field ${JSON.stringify(name)}: ${onePart}`, [{ path: [name], message: "Unexpected field" }]));
+        // A file part with no name (a filename alone) names no field: the `file` field is missing.
+        fail(name === undefined ? missingFile() : validationError(`unexpected field ${JSON.stringify(name)}: ${onePart}`, [{ path: [name], message: "Unexpected field" }]));
         return;
       }
       out = new PassThrough();
@@ -151,14 +157,21 @@ export function readMultipartFile(request: HttpRequest, { maxBytes = maxUploadBy
 
     // Fed by hand, not piped: the parser's backpressure holds the body while the file part streams, and no longer
     // once it has ended, when what follows is an epilogue (at most `maxTrailingBytes`, held by a parser that never
-    // calls back) or a second part (refused as soon as it starts).
+    // calls back) or a second part (refused as soon as it starts). Nor before the file part: the parser may be
+    // holding a part it skips (no form-data part), and drains never, so a paused body would never end and the
+    // upload never be answered; the bytes it is given then are bounded by `maxBytesBeforeFile` instead.
     const feed = (chunk: Buffer) => {
       fed += chunk.length;
       if (fileEnded && bytesAfterFile() > maxTrailingBytes) {
         fail(tooMuchAfterFile());
         return;
       }
-      if (!parser.write(chunk) && !fileEnded) {
+      const writable = parser.write(chunk);
+      if (!out) {
+        if (fed > maxBytesBeforeFile) fail(noFileSoon());
+        return;
+      }
+      if (!writable && !fileEnded) {
         body.pause();
         parser.once("drain", () => failed || body.resume());
       }
