@@ -59,6 +59,14 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       expectValidationError(await svc.get("/api/v1/posts/%00", { actor: "u-path" }));
     });
 
+    it.each(["%FF", "%ED%A0%80", "3k%C3"])("a path parameter whose escapes are not UTF-8 (%s) names no post: 404 post not found, not a missing route", async (segment) => {
+      for (const path of [`/api/v1/posts/${segment}`, `/api/v1/posts/${segment}/replies`]) {
+        const res = await svc.get(path, { actor: "u-path" });
+        expect(res.status).toBe(404);
+        expect(res.json.error).toEqual({ code: "NOT_FOUND", message: "post not found" });
+      }
+    });
+
     it("a body nested thousands of levels deep is 400 VALIDATION_ERROR, not a 500 from the stack", async () => {
       const body = `{"text":"x","selfLabels":${"[".repeat(5000)}${"]".repeat(5000)}}`;
       const res = await svc.post("/api/v1/posts", { actor: "u-deep", body, headers: { "content-type": "application/json" } });

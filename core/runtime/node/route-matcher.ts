@@ -1,3 +1,4 @@
+import { decodePathSegment } from "../../http-message/percent-encoding";
 import { routeMethods, type RouteDef } from "../../http/route";
 
 export interface RouteMatch<R extends RouteDef> {
@@ -25,11 +26,7 @@ export const createRouteMatcher = <R extends RouteDef>(routes: readonly R[]) => 
       if (!routeMethods(route).includes(method)) continue;
       const m = regex.exec(path);
       if (!m) continue;
-      try {
-        return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)])) };
-      } catch {
-        return undefined; // malformed percent-encoding names no resource
-      }
+      return { route, params: Object.fromEntries(names.map((name, i) => [name, decodePathSegment(m[i + 1]!)])) };
     }
     return undefined;
   };
