@@ -55,6 +55,24 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       expect(res.json.error.issues[0].path[0]).toBe("query");
     });
 
+    it("an unknown query parameter is 400 on every route that names none, as on the lists; the public documents take any", async () => {
+      const { postId } = (await svc.post("/api/v1/posts", { actor: "u-query-unknown", json: { text: "t" } })).json.data;
+      const refused = [
+        await svc.get(`/api/v1/posts/${postId}?foo=1`, { actor: "u-query-unknown" }),
+        await svc.post("/api/v1/posts?foo=1", { actor: "u-query-unknown", json: { text: "t" } }),
+        await svc.call("PATCH", `/api/v1/posts/${postId}?foo=1`, { actor: "u-query-unknown", json: { processing: { transcribe: true } } }),
+        await svc.get("/api/v1/posts?foo=1", { actor: "u-query-unknown" }),
+      ];
+      for (const res of refused) {
+        expectValidationError(res);
+        expect(res.json.error.issues[0].path[0]).toBe("query");
+      }
+      const stored = await svc.get(`/api/v1/posts/${postId}`, { actor: "u-query-unknown" });
+      expect(stored.json.data.record.text).toBe("t");
+      expect(stored.json.data.processing ?? {}).toEqual({});
+      for (const path of ["/health?probe=1", "/openapi.json?v=2"]) expect((await svc.get(path, { token: null })).status).toBe(200);
+    });
+
     it("a path parameter with NUL", async () => {
       expectValidationError(await svc.get("/api/v1/posts/%00", { actor: "u-path" }));
     });
