@@ -118,9 +118,10 @@ SELECT fingerprint FROM idempotency_keys
    AND expires_at > $5::timestamptz AND NOT (state = 'running' AND locked_until <= $5::timestamptz)`;
 
 /**
- * Claims `scope` for a request whose body has `fingerprint`, in one statement. A different body under a live key
- * is a mismatch even while the first request runs (422 wins over 409). An expired key, or a running claim whose
- * lease lapsed, is free again whatever the body. `now` is the invocation's clock (`deps.now()`), not the database's.
+ * Claims `scope` for a request whose body has `fingerprint`, in one statement (two when it met a claimant committing
+ * the key meanwhile). A different body under a live key is a mismatch even while the first request runs (422 wins
+ * over 409). An expired key, or a running claim whose lease lapsed, is free again whatever the body. `now` is the
+ * invocation's clock (`deps.now()`), not the database's.
  */
 export const claimIdempotencyKey = async (
   sql: Sql,
