@@ -73,6 +73,17 @@ describe.each(edgeMatrix)("input refused at the edge, over $name", ({ driver, sq
       for (const path of ["/health?probe=1", "/openapi.json?v=2"]) expect((await svc.get(path, { token: null })).status).toBe(200);
     });
 
+    it("a body with a content coding (Content-Encoding other than identity) is 400, on JSON and multipart routes; identity is the body as it is", async () => {
+      for (const coding of ["gzip", "br", "GZIP, deflate"]) {
+        const res = await svc.post("/api/v1/posts", { actor: "u-coding", json: { text: "t" }, headers: { "content-encoding": coding } });
+        expectValidationError(res);
+        expect(res.json.error.issues[0].path).toEqual(["headers", "Content-Encoding"]);
+        const upload = await svc.post("/api/v1/audio/upload", { actor: "u-coding", body: "--b\r\n", headers: { "content-type": "multipart/form-data; boundary=b", "content-encoding": coding } });
+        expect(upload.json.error.issues[0].path).toEqual(["headers", "Content-Encoding"]);
+      }
+      expect((await svc.post("/api/v1/posts", { actor: "u-coding", json: { text: "t" }, headers: { "content-encoding": "identity" } })).status).toBe(201);
+    });
+
     it("a path parameter with NUL", async () => {
       expectValidationError(await svc.get("/api/v1/posts/%00", { actor: "u-path" }));
     });

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import * as z from "zod";
 import { readJsonBody } from "../read-json-body";
 import type { RouteCall } from "../route-call";
+import { validationError } from "../../domain-error";
 import { queryObject, validate, validateParams } from "../validate";
 
 const noQuery = z.strictObject({});
@@ -17,6 +18,11 @@ export const parseInput = (): MiddlewareObj<RouteCall> => ({
     if (route.params) call.params = validateParams(route.params, call.params);
     if (route.query) call.query = validate(route.query, queryObject(call.req.query), "query");
     else if (route.auth !== "public") validate(noQuery, queryObject(call.req.query), "query");
+    // No route decodes a compressed body: gzip read as JSON or audio would fail with a message about something else.
+    const coding = call.req.headers["content-encoding"]?.trim().toLowerCase();
+    if (route.body && coding && coding !== "identity") {
+      throw validationError(`Content-Encoding ${coding} is not accepted: send the body as it is`, [{ path: ["headers", "Content-Encoding"], message: "expected none (identity)" }]);
+    }
     if (route.body?.kind === "json") {
       call.body = validate(route.body.schema, await readJsonBody(call.req, route.body.maxBytes), "body");
     }
