@@ -82,6 +82,10 @@ export const inlineAnswerBytes = 48 * 1024;
 // The read uses the statement's snapshot, so a holder that committed after it started is invisible: with nothing
 // claimed and nothing visible, the only explanation is a concurrent claimant, whose body a second statement reads
 // (liveKeySql). The prune CTE drops a few expired keys now and then (never our own row, never one in use).
+/** A key that still holds: not expired, and not a running claim whose lease lapsed. `now` names the clock's parameter. */
+const liveKey = (alias: string, now: string) =>
+  `${alias}.expires_at > ${now}::timestamptz AND NOT (${alias}.state = 'running' AND ${alias}.locked_until <= ${now}::timestamptz)`;
+
 const claimSql = `
 WITH pruned AS (
   DELETE FROM idempotency_keys
@@ -107,15 +111,14 @@ SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, coalesce((SELECT written FROM 
   FROM (VALUES (1)) AS one (x)
   LEFT JOIN idempotency_keys AS e
     ON e.app_id = $1 AND e.actor = $2 AND e.route = $3 AND e.key = $4
-   AND e.expires_at > $9::timestamptz AND NOT (e.state = 'running' AND e.locked_until <= $9::timestamptz)
+   AND ${liveKey("e", "$9")}
   LEFT JOIN LATERAL (SELECT octet_length(convert_to(e.response_body::text, 'UTF8')) AS bytes) AS answer ON true`;
 
 // The live key's body, read in a statement of its own: its snapshot is taken after the claim's, so it sees a
 // concurrent claimant that committed while the claim waited for it.
 const liveKeySql = `
-SELECT fingerprint FROM idempotency_keys
- WHERE app_id = $1 AND actor = $2 AND route = $3 AND key = $4
-   AND expires_at > $5::timestamptz AND NOT (state = 'running' AND locked_until <= $5::timestamptz)`;
+SELECT k.fingerprint FROM idempotency_keys AS k
+ WHERE k.app_id = $1 AND k.actor = $2 AND k.route = $3 AND k.key = $4 AND ${liveKey("k", "$5")}`;
 
 /**
  * Claims `scope` for a request whose body has `fingerprint`, in one statement (two when it met a claimant committing

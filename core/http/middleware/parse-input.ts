@@ -17,7 +17,7 @@ export const parseInput = (): MiddlewareObj<RouteCall> => ({
     const { route } = call;
     if (route.params) call.params = validateParams(route.params, call.params);
     if (route.query) call.query = validate(route.query, queryObject(call.req.query), "query");
-    else if (route.auth !== "public") validate(noQuery, queryObject(call.req.query), "query");
+    else if (route.auth !== "public" && call.req.query.size > 0) validate(noQuery, queryObject(call.req.query), "query");
     // No route decodes a compressed body: gzip read as JSON or audio would fail with a message about something else.
     const coding = call.req.headers["content-encoding"]?.trim().toLowerCase();
     if (route.body && coding && coding !== "identity") {
